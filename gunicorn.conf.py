@@ -1,0 +1,28 @@
+"""gunicorn settings for Mnemo: ``gunicorn -c gunicorn.conf.py wsgi:app``.
+
+Each worker process loads its own copy of the model after the fork (no preload_app: CUDA cannot
+be initialised before a fork), so run one worker per model copy: one per GPU, or one on a CPU
+host. Threads carry concurrent requests into that worker's batching engine; a streaming request
+holds its thread for as long as it streams, so threads bound the concurrent streams.
+Every value can be overridden with the MNEMO_GUNICORN_* variables below or on the command line.
+"""
+
+import os
+
+bind = os.environ.get("MNEMO_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("MNEMO_WORKERS", "1"))
+worker_class = "gthread"  # the sync worker would kill long streams at `timeout`
+threads = int(os.environ.get("MNEMO_THREADS", "32"))
+preload_app = False
+# gthread workers heartbeat from their main thread, so `timeout` only catches a hung worker;
+# generations themselves are capped by MNEMO_GENERATION_TIMEOUT.
+timeout = int(os.environ.get("MNEMO_WORKER_TIMEOUT", "120"))
+# On SIGTERM in-flight answers get this long to finish.
+graceful_timeout = int(os.environ.get("MNEMO_GRACEFUL_TIMEOUT", "60"))
+keepalive = 5
+limit_request_line = 8190
+limit_request_fields = 100
+limit_request_field_size = 8190
+accesslog = None  # Mnemo writes its own structured access log without message content
+errorlog = "-"
+loglevel = "info"
