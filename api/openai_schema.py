@@ -34,10 +34,16 @@ class ContentField(fields.Field):
         raise ValidationError("Must be a string or a list of text parts.")
 
 
-def _unsupported(name: str, why: str):
+def _rejected(name: str, why: str) -> fields.Raw:
+    """A field whose every non-null value is refused with a reason."""
     def check(value):
         raise ValidationError(f"{name} is not supported by this server: {why}")
-    return check
+    return fields.Raw(allow_none=True, validate=check)
+
+
+def _text_format(value: dict) -> None:
+    if value.get("type") != "text":
+        raise ValidationError("Only response_format {'type': 'text'} is supported.")
 
 
 class OpenAISchemas:
@@ -68,15 +74,14 @@ class OpenAISchemas:
                 0, error="frequency_penalty is not supported; send 0 or leave it out.")),
             "logprobs": fields.Boolean(allow_none=True, validate=validate.Equal(
                 False, error="logprobs is not supported; send false or leave it out.")),
-            "top_logprobs": fields.Raw(validate=_unsupported("top_logprobs", "logprobs are not returned.")),
-            "tools": fields.Raw(validate=_unsupported("tools", "tool calling is not implemented.")),
-            "tool_choice": fields.Raw(validate=_unsupported("tool_choice", "tool calling is not implemented.")),
-            "functions": fields.Raw(validate=_unsupported("functions", "function calling is not implemented.")),
-            "function_call": fields.Raw(validate=_unsupported("function_call", "function calling is not implemented.")),
+            "top_logprobs": _rejected("top_logprobs", "logprobs are not returned."),
+            "tools": _rejected("tools", "tool calling is not implemented."),
+            "tool_choice": _rejected("tool_choice", "tool calling is not implemented."),
+            "functions": _rejected("functions", "function calling is not implemented."),
+            "function_call": _rejected("function_call", "function calling is not implemented."),
             "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
                 max=0, error="logit_bias is not supported; send {} or leave it out.")),
-            "response_format": fields.Dict(allow_none=True, validate=lambda v: v.get("type") == "text" or _unsupported(
-                "this response_format", "only {'type': 'text'} is available.")(v)),
+            "response_format": fields.Dict(allow_none=True, validate=_text_format),
             "stream": fields.Boolean(allow_none=True),
             "stream_options": fields.Dict(allow_none=True),
             "user": fields.String(allow_none=True),

@@ -47,8 +47,11 @@ def system_prompt(template: str | None, system: str | None) -> str | None:
 
 def sampling_for(given: dict, preset_defaults: dict) -> SamplingParams:
     """Resolve a request's generation parameters over its preset and the server default."""
-    params = sampling_params(given, preset_defaults, current_app.config["MNEMO"].default_max_new_tokens)
-    return params
+    settings = current_app.config["MNEMO"]
+    defaults = dict(preset_defaults)
+    if "max_new_tokens" in defaults:  # a preset never asks for more than this server allows
+        defaults["max_new_tokens"] = min(defaults["max_new_tokens"], settings.max_new_tokens_limit)
+    return sampling_params(given, defaults, settings.default_max_new_tokens)
 
 
 def prepare(messages: list[dict], *, system: str | None, params: SamplingParams,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, current_app, jsonify, stream_with_context
 
+from ..chat_defaults import DEFAULT_MAX_TURNS
 from ..errors import error_body
 from ..exceptions import MnemoError
-from ..chat_defaults import DEFAULT_MAX_TURNS
 from ..presets import PRESETS
 from ..service import Generation, engine, prepare, read_json, sampling_for, sse, system_prompt
 

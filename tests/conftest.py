@@ -1,0 +1,139 @@
+"""Fixtures: the real default model's files and tokenizer, a tiny random model built here with
+that tokenizer (so token counts and templates are real), a LoRA adapter made with peft, apps
+built with ``create_app``, and live servers on loopback for tests that need real HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+from werkzeug.serving import make_server
+
+from api import create_app
+from api.engine.loader import dequantized_dir, embedded_gguf
+
+CACHE_DIR = Path(os.environ.get("MNEMO_CACHE_DIR", Path.home() / ".cache" / "mnemo"))
+
+
+@pytest.fixture(scope="session")
+def smol_dir() -> Path:
+    """The embedded default model, converted once into the shared cache directory."""
+    return dequantized_dir(embedded_gguf(), CACHE_DIR)
+
+
+@pytest.fixture(scope="session")
+def tokenizer(smol_dir):
+    return AutoTokenizer.from_pretrained(smol_dir)
+
+
+@pytest.fixture(scope="session")
+def tiny_dir(tmp_path_factory, tokenizer) -> Path:
+    """A randomly initialised 2-layer Llama with the default model's tokenizer."""
+    path = tmp_path_factory.mktemp("tiny")
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=1024, tie_word_embeddings=True,
+                         bos_token_id=1, eos_token_id=2, pad_token_id=2,
+                         initializer_range=0.2)  # wide enough that output depends on input
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def lora_dir(tmp_path_factory, tiny_dir) -> Path:
+    """A LoRA adapter with non-zero weights, so it really changes the tiny model's output."""
+    from peft import LoraConfig, get_peft_model
+
+    path = tmp_path_factory.mktemp("lora")
+    torch.manual_seed(1)
+    base = LlamaForCausalLM.from_pretrained(tiny_dir)
+    config = LoraConfig(r=8, lora_alpha=64, target_modules=["q_proj", "v_proj", "down_proj"],
+                        init_lora_weights=False)
+    get_peft_model(base, config).save_pretrained(path)
+    return path
+
+
+def wait_ready(app, timeout: float = 120) -> None:
+    engine = app.extensions["engine"]
+    if not engine.ready.wait(timeout):
+        raise RuntimeError(f"model did not load: {engine.load_error!r}")
+
+
+def tiny_config(tiny_dir, lora_dir, tmp_path_factory, **extra) -> dict:
+    return {"model": str(tiny_dir), "adapters": {"shouty": str(lora_dir)}, "warmup": False,
+            "cache_dir": str(tmp_path_factory.getbasetemp() / "cache"), **extra}
+
+
+@pytest.fixture(scope="session")
+def app(tiny_dir, lora_dir, tmp_path_factory):
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory,
+                                 max_queue=4, max_batch_size=4, max_messages=50,
+                                 max_message_chars=2000, max_request_bytes=64_000,
+                                 default_max_new_tokens=16, max_new_tokens_limit=64))
+    wait_ready(app)
+    return app
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+class LiveServer:
+    """A real HTTP server on loopback around an app, in a thread."""
+
+    def __init__(self, app):
+        self.app = app
+        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def live(app):
+    server = LiveServer(app)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def default_live(smol_dir):
+    """The real default model behind real HTTP."""
+    app = create_app({"cache_dir": str(CACHE_DIR), "warmup": True})
+    wait_ready(app, timeout=300)
+    server = LiveServer(app)
+    yield server
+    server.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url: str, timeout: float = 120) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError(f"{url} never answered 200")

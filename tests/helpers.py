@@ -1,0 +1,30 @@
+"""Small helpers shared by tests: SSE parsing and request bodies."""
+
+from __future__ import annotations
+
+import json
+
+
+def user(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict:
+    return {"role": "assistant", "content": text}
+
+
+def parse_sse(text: str) -> list[tuple[str | None, object]]:
+    """Split an SSE body into (event name, decoded data) pairs."""
+    events = []
+    for block in text.split("\n\n"):
+        if not block.strip():
+            continue
+        name, data = None, []
+        for line in block.split("\n"):
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data.append(line[6:])
+        raw = "\n".join(data)
+        events.append((name, raw if raw == "[DONE]" else json.loads(raw)))
+    return events

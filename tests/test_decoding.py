@@ -1,0 +1,46 @@
+"""Streaming text pieces never split a character, and stop strings are caught across pieces."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from api.engine.decoding import IncrementalDecoder, StopMatcher
+
+SAMPLES = ["北京是中国的首都，有着三千多年的历史。", "Emoji 🎉🙂👩‍💻 mixed with 中文 and English.",
+           "日本語のテキストも大丈夫です。", "Ünïcödé àccents ☕ and ∑ math"]
+
+
+def test_deltas_never_contain_partial_characters(tokenizer):
+    for text in SAMPLES:
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        decoder = IncrementalDecoder(tokenizer)
+        pieces = [decoder.push(i) for i in ids]
+        assert all("\ufffd" not in p for p in pieces)
+        assert "".join(pieces) == text
+        # Byte-level BPE splits these characters over several tokens: the test is not vacuous.
+        assert len(ids) > len([p for p in pieces if p])
+
+
+@given(st.text(min_size=1, max_size=40), st.lists(st.integers(1, 8), min_size=1, max_size=10),
+       st.text(min_size=1, max_size=4))
+@settings(max_examples=200)
+def test_stop_matcher_finds_stops_across_pieces(text, cuts, stop):
+    pieces, pos = [], 0
+    for c in cuts:
+        pieces.append(text[pos:pos + c])
+        pos += c
+    pieces.append(text[pos:])
+    matcher = StopMatcher((stop,))
+    out, hit = "", False
+    for piece in pieces:
+        emitted, hit = matcher.push(piece)
+        out += emitted
+        if hit:
+            break
+    if not hit:
+        out += matcher.flush()
+    if stop in text:
+        assert hit and out == text[:text.index(stop)]
+    else:
+        assert not hit and out == text

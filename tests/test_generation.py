@@ -1,0 +1,264 @@
+"""Generation through the native API on the tiny model: parameters, adapters, batching, faults."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import torch
+
+from api import create_app
+from api.types import SamplingParams
+from tests.conftest import tiny_config, wait_ready
+from tests.helpers import assistant, parse_sse, user
+
+HELLO = [user("Hello, how are you?")]
+
+
+def chat(client, **body):
+    body.setdefault("messages", HELLO)
+    resp = client.post("/api/chat", json=body)
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    return resp.get_json()
+
+
+def stream(client, **body):
+    body.setdefault("messages", HELLO)
+    resp = client.post("/api/chat", json={**body, "stream": True})
+    assert resp.status_code == 200 and resp.mimetype == "text/event-stream"
+    return parse_sse(resp.get_data(as_text=True))
+
+
+def test_reply_shape_and_usage(client):
+    body = chat(client, max_new_tokens=12, conversation_id="c-1")
+    assert body["message"]["role"] == "assistant"
+    assert body["conversation_id"] == "c-1"
+    usage = body["usage"]
+    assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+    assert 1 <= usage["completion_tokens"] <= 12
+    assert body["history"] == {"received": 1, "used": 1, "dropped": 0, "dropped_by_max_turns": 0,
+                               "dropped_by_context": 0, "first_used": 0}
+    if body["finish_reason"] == "length":
+        assert usage["completion_tokens"] == 12
+
+
+def test_greedy_is_deterministic_and_stream_equals_join(client):
+    a = chat(client, max_new_tokens=20)
+    b = chat(client, max_new_tokens=20)
+    assert a["message"] == b["message"]
+    events = stream(client, max_new_tokens=20)
+    deltas = "".join(d["content"] for name, d in events if name == "delta")
+    done = [d for name, d in events if name == "done"]
+    assert len(done) == 1 and events[-1][0] == "done"
+    assert deltas == a["message"]["content"] == done[0]["message"]["content"]
+    assert done[0]["usage"] == a["usage"] and done[0]["history"] == a["history"]
+
+
+def test_seeded_sampling_is_reproducible(client):
+    a = chat(client, do_sample=True, temperature=1.5, top_k=50, seed=7, max_new_tokens=16)
+    b = chat(client, do_sample=True, temperature=1.5, top_k=50, seed=7, max_new_tokens=16)
+    c = chat(client, do_sample=True, temperature=1.5, top_k=50, seed=8, max_new_tokens=16)
+    assert a["message"] == b["message"]
+    assert a["message"] != c["message"]
+
+
+@pytest.fixture(scope="module")
+def reference(tiny_dir, tokenizer):
+    """transformers' own generate on the same tiny model: the behaviour to match."""
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
+
+    def generate(messages, **kwargs):
+        ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True,
+                                            return_tensors="pt")["input_ids"]
+        out = model.generate(ids, attention_mask=torch.ones_like(ids), pad_token_id=2, **kwargs)
+        return tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True)
+
+    return generate
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"repetition_penalty": 1.5, "no_repeat_ngram_size": 2},
+    {"num_beams": 3, "length_penalty": 1.0, "early_stopping": True},
+    {"num_beams": 2, "repetition_penalty": 1.2, "no_repeat_ngram_size": 3},
+])
+def test_decoding_matches_transformers_generate(client, reference, params):
+    messages = [user("Say something about penalties and repeated words words words.")]
+    ours = chat(client, messages=messages, max_new_tokens=12, **params)
+    expected = reference(messages, max_new_tokens=12, do_sample=False, **params)
+    assert ours["message"]["content"] == expected
+    assert ours["usage"]["completion_tokens"] <= 12
+
+
+def test_legal_preset_is_applied(client):
+    resp = client.post("/api/chat/preview", json={"messages": HELLO, "template": "legal"})
+    body = resp.get_json()
+    assert "资深法律专家" in body["prompt"]
+    assert body["max_new_tokens"] == 64  # the preset's 200, capped by this app's limit of 64
+    plain = client.post("/api/chat/preview", json={"messages": HELLO}).get_json()
+    assert plain["max_new_tokens"] == 16 and "资深法律专家" not in plain["prompt"]
+
+
+def test_stop_strings_cut_the_reply(client):
+    full = chat(client, max_new_tokens=30)["message"]["content"]
+    assert len(full) > 6
+    stop = full[3:6]
+    cut = chat(client, max_new_tokens=30, stop=[stop])
+    assert cut["finish_reason"] == "stop"
+    assert cut["message"]["content"] == full[:full.index(stop)]
+
+
+def test_preview_shows_what_the_model_sees(client):
+    history = [user("one"), assistant("two"), user("three")]
+    body = client.post("/api/chat/preview", json={"messages": history, "system": "Be kind."}).get_json()
+    assert body["prompt"].startswith("<|im_start|>system\nBe kind.<|im_end|>")
+    assert body["prompt"].endswith("<|im_start|>assistant\n")
+    assert body["history"]["used"] == 3
+    generated = chat(client, messages=history, system="Be kind.", max_new_tokens=2)
+    assert generated["usage"]["prompt_tokens"] == body["prompt_tokens"]
+
+
+def test_lora_adapter_changes_output(client):
+    base = chat(client, max_new_tokens=16)
+    adapted = chat(client, adapter="shouty", max_new_tokens=16)
+    again = chat(client, max_new_tokens=16)
+    assert adapted["message"] != base["message"]
+    assert again["message"] == base["message"]
+    assert adapted["model"] == "shouty"
+
+
+def test_batched_answers_equal_solo_answers(app, client):
+    requests = [
+        dict(messages=[user(f"Question number {i}: tell me about {topic}")], max_new_tokens=24)
+        for i, topic in enumerate(["cats", "rivers", "stars", "bread", "music", "glass"])
+    ]
+    requests[1]["adapter"] = "shouty"
+    requests[2].update(do_sample=True, temperature=1.2, seed=3)
+    requests[3]["messages"] = [user("a long history " * 40), assistant("ok"), user("and now?")]
+    app.extensions["engine"].scheduler.prefix.clear()
+    solo = [chat(client, **r)["message"]["content"] for r in requests]
+    app.extensions["engine"].scheduler.prefix.clear()
+    results: dict[int, str] = {}
+    barrier = threading.Barrier(len(requests))
+
+    def worker(i):
+        c = app.test_client()
+        barrier.wait()
+        results[i] = chat(c, **requests[i])["message"]["content"]
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(requests))]
+    steps_before = app.extensions["engine"].scheduler.steps
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [results[i] for i in range(len(requests))] == solo
+    # They really shared steps: far fewer decode steps than the tokens they produced.
+    steps = app.extensions["engine"].scheduler.steps - steps_before
+    assert steps < sum(len(s) for s in solo) or steps < 24 * 3
+
+
+def test_prefix_cache_changes_speed_never_answers(app, client):
+    scheduler = app.extensions["engine"].scheduler
+    turn1 = [user("Tell me a story about a lighthouse.")]
+    reply = chat(client, messages=turn1, max_new_tokens=20)["message"]["content"]
+    turn2 = turn1 + [assistant(reply), user("And what happened next?")]
+    hits = scheduler.prefix.hits
+    warm = chat(client, messages=turn2, max_new_tokens=20)
+    assert scheduler.prefix.hits == hits + 1
+    scheduler.prefix.clear()
+    cold = chat(client, messages=turn2, max_new_tokens=20)
+    assert warm["message"] == cold["message"]
+
+
+def test_cancel_frees_the_slot(app):
+    engine = app.extensions["engine"]
+    ids = engine.build_prompt(HELLO, system=None, max_new_tokens=60, max_turns=None).ids
+    handle = engine.submit(ids, SamplingParams(max_new_tokens=60), None)
+    handle.cancel()
+    chunks = list(handle)
+    assert chunks[-1].finish_reason == "cancelled"
+    assert engine.scheduler._inflight == 0
+
+
+def test_overload_answers_429_with_retry_after(app, client):
+    engine = app.extensions["engine"]
+    ids = engine.build_prompt(HELLO, system=None, max_new_tokens=60, max_turns=None).ids
+    handles = []
+    try:
+        while True:
+            handles.append(engine.submit(ids, SamplingParams(max_new_tokens=60), None))
+    except Exception as exc:  # noqa: BLE001 - we want to see which error the engine raises
+        assert type(exc).__name__ == "Overloaded"
+    assert len(handles) == 8  # max_batch_size 4 + max_queue 4
+    resp = client.post("/api/chat", json={"messages": HELLO})
+    assert resp.status_code == 429 and resp.headers["Retry-After"] == "1"
+    assert resp.get_json()["error"]["code"] == "overloaded"
+    for h in handles:
+        h.cancel()
+    for h in handles:
+        list(h)
+    chat(client, max_new_tokens=4)
+
+
+def test_generation_fault_gives_503_then_recovers(app, client, monkeypatch):
+    model = app.extensions["engine"].scheduler.model
+    real = model.forward
+    calls = {"n": 0}
+
+    def failing(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", failing)
+    resp = client.post("/api/chat", json={"messages": HELLO, "max_new_tokens": 4})
+    assert resp.status_code == 503
+    assert resp.get_json()["error"]["code"] == "generation_failed"
+    assert "out of memory" in resp.get_json()["error"]["message"]
+    monkeypatch.setattr(model, "forward", real)
+    chat(client, max_new_tokens=4)
+
+
+def test_stream_error_arrives_as_event(app, client, monkeypatch):
+    model = app.extensions["engine"].scheduler.model
+    real = model.forward
+    calls = {"n": 0}
+
+    def failing_later(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("boom")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", failing_later)
+    events = stream(client, max_new_tokens=20)
+    monkeypatch.setattr(model, "forward", real)
+    assert events[-1][0] == "error"
+    assert events[-1][1]["error"]["code"] == "generation_failed"
+    chat(client, max_new_tokens=4)
+
+
+@pytest.fixture(scope="module")
+def slow_app(tiny_dir, lora_dir, tmp_path_factory):
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, generation_timeout=0.2))
+    wait_ready(app)
+    return app
+
+
+def test_generation_time_limit_ends_with_length(slow_app, monkeypatch):
+    model = slow_app.extensions["engine"].scheduler.model
+    real = model.forward
+
+    def slow(*args, **kwargs):
+        import time
+        time.sleep(0.05)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", slow)
+    body = chat(slow_app.test_client(), max_new_tokens=200)
+    assert body["finish_reason"] == "length"
+    assert body["usage"]["completion_tokens"] < 20
