@@ -80,8 +80,12 @@ class Generation:
                     self.finish_reason, self.usage = chunk.finish_reason, chunk.usage
                 yield chunk
         finally:
-            if self.finish_reason is None:
-                self.handle.cancel()
+            self.close()
+
+    def close(self) -> None:
+        """Stop the generation unless it already finished (the client went away)."""
+        if self.finish_reason is None:
+            self.handle.cancel()
 
     def join(self) -> Generation:
         """Run the stream to its end: the non-streaming reply is the joined stream."""

@@ -61,6 +61,8 @@ def chat():
             yield sse(_summary(data, gen), event="done")
         except MnemoError as err:  # after the headers went out, errors travel as an event
             yield sse(error_body(err, openai=False), event="error")
+        finally:  # also reached when the client disconnects before the first token
+            gen.close()
 
     return Response(stream_with_context(events()), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -112,6 +112,8 @@ def chat_completions():
                            "usage": gen.usage.as_dict()})
         except MnemoError as err:  # after the headers went out, errors travel in the stream
             yield sse(error_body(err, openai=True))
+        finally:  # also reached when the client disconnects before the first token
+            gen.close()
         yield "data: [DONE]\n\n"
 
     return Response(stream_with_context(events()), mimetype="text/event-stream",
