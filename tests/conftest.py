@@ -91,15 +91,16 @@ def client(app):
 class LiveServer:
     """A real HTTP server on loopback around an app, in a thread."""
 
-    def __init__(self, app):
+    def __init__(self, app, port: int = 0):
         self.app = app
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.server = make_server("127.0.0.1", port, app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
     def close(self) -> None:
         self.server.shutdown()
+        self.server.server_close()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,277 @@
+"""The chat page in real headless Chromium (Debian's), against the real server on the tiny model."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from tests.conftest import LiveServer, free_port
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def context(browser):
+    ctx = browser.new_context(accept_downloads=True)
+    yield ctx
+    ctx.close()
+
+
+def open_page(context, url):
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    expect(page.locator("#conv-title")).to_be_visible()
+    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    page.errors = errors
+    return page
+
+
+def send(page, text):
+    page.fill("#input", text)
+    page.press("#input", "Enter")
+
+
+def wait_reply(page, n_messages):
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.msg').length >= {n_messages} && "
+        "!document.querySelector('#send').disabled")
+
+
+def stored(page):
+    return page.evaluate("window.MnemoStore.list()")
+
+
+def test_send_streams_and_shows_history_report(context, live):
+    page = open_page(context, live.url)
+    send(page, "Hello there")
+    wait_reply(page, 2)
+    assistant = page.locator(".msg.assistant").first
+    expect(assistant.locator(".report")).to_have_text("history: 1/1 messages used")
+    expect(assistant.locator(".usage")).to_contain_text("tokens:")
+    assert assistant.locator(".body").inner_text().strip()
+    send(page, "And again")
+    wait_reply(page, 4)
+    expect(page.locator(".msg.assistant").nth(1).locator(".report")).to_have_text(
+        "history: 3/3 messages used")
+    assert page.errors == []
+
+
+def test_conversation_survives_reload(context, live):
+    page = open_page(context, live.url)
+    send(page, "Remember me")
+    wait_reply(page, 2)
+    before = page.locator(".msg .body").all_inner_texts()
+    page.reload()
+    page.wait_for_selector(".msg.assistant")
+    assert page.locator(".msg .body").all_inner_texts() == before
+    assert stored(page)[0]["messages"][0]["content"] == "Remember me"
+
+
+def test_stop_keeps_the_partial_answer(context, live, app, monkeypatch):
+    model = app.extensions["engine"].scheduler.model
+    real = model.forward
+
+    def slow(*args, **kwargs):
+        time.sleep(0.05)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", slow)
+    page = open_page(context, live.url)
+    page.click("#toggle-settings")
+    page.fill("#set-max-new", "64")
+    page.dispatch_event("#set-max-new", "change")
+    send(page, "Talk for a while")
+    page.wait_for_function(
+        "() => (document.querySelector('.msg.assistant .body') || {}).textContent?.length > 5")
+    page.click("#stop")
+    wait_reply(page, 2)
+    expect(page.locator(".msg.assistant .meta")).to_contain_text("stopped")
+    partial = page.locator(".msg.assistant .body").inner_text()
+    assert partial.strip()
+    page.reload()
+    page.wait_for_selector(".msg.assistant")
+    assert page.locator(".msg.assistant .body").inner_text() == partial
+    assert stored(page)[0]["messages"][1]["status"] == "stopped"
+
+
+def test_two_tabs_keep_their_own_conversations(context, live):
+    a = open_page(context, live.url)
+    b = open_page(context, live.url)
+    b.click("#new-conv")
+    bodies = []
+    b.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/chat") else None)
+    send(a, "Tab A speaking")
+    send(b, "Tab B speaking")
+    wait_reply(a, 2)
+    wait_reply(b, 2)
+    send(b, "Tab B again")
+    wait_reply(b, 4)
+    convs = {c["messages"][0]["content"]: c for c in stored(a)}
+    assert len(convs["Tab A speaking"]["messages"]) == 2
+    assert len(convs["Tab B speaking"]["messages"]) == 4
+    # B's model saw only B's history.
+    assert [m["content"] for m in bodies[-1]["messages"]][0::2] == ["Tab B speaking", "Tab B again"]
+    # A's sidebar learned of B's conversation through the storage event.
+    expect(a.locator("#conv-list li")).to_have_count(2)
+
+
+def test_quota_exceeded_warns_and_keeps_input_and_data(context, live):
+    page = open_page(context, live.url)
+    send(page, "Saved before the disk filled")
+    wait_reply(page, 2)
+    before = stored(page)
+    page.evaluate("""() => {
+        let chunk = "x".repeat(1 << 20), i = 0;
+        while (chunk.length > 8) {
+            try { localStorage.setItem("filler." + i++, chunk); }
+            catch (e) { chunk = chunk.slice(0, chunk.length >> 1); }
+        }
+    }""")
+    send(page, "This will not fit " + "y" * 5000)
+    expect(page.locator("#banner")).to_contain_text("storage is full")
+    expect(page.locator("#banner button", has_text="Export")).to_be_visible()
+    assert page.input_value("#input").startswith("This will not fit")
+    assert stored(page) == before
+
+
+def test_export_import_round_trip(context, live):
+    page = open_page(context, live.url)
+    send(page, "Export me **bold** 你好")
+    wait_reply(page, 2)
+    with page.expect_download() as info:
+        page.click("#export-all")
+    exported = json.loads(open(info.value.path(), encoding="utf-8").read())
+    with page.expect_download() as info:
+        page.click("#export-md")
+    markdown = open(info.value.path(), encoding="utf-8").read()
+    assert "Export me **bold** 你好" in markdown
+    page.evaluate("localStorage.clear()")
+    page.set_input_files("#import-file", files=[{
+        "name": "all.json", "mimeType": "application/json", "buffer": json.dumps(exported).encode()}])
+    expect(page.locator("#banner")).to_contain_text("Imported 1 conversation")
+    assert stored(page) == exported["conversations"]
+
+
+def test_failure_then_retry_loses_nothing(context, app):
+    port = free_port()
+    server = LiveServer(app, port=port)
+    page = open_page(context, server.url)
+    server.close()
+    send(page, "Are you there?")
+    page.wait_for_selector(".msg.user.failed")
+    expect(page.locator(".msg.user .meta")).to_contain_text("Failed")
+    assert page.locator(".msg.assistant").count() == 0
+    assert stored(page)[0]["messages"][0] == {**stored(page)[0]["messages"][0], "status": "failed"}
+    server = LiveServer(app, port=port)
+    try:
+        page.click("text=Retry")
+        wait_reply(page, 2)
+        expect(page.locator(".msg.assistant .report")).to_have_text("history: 1/1 messages used")
+        assert stored(page)[0]["messages"][0]["status"] == "ok"
+    finally:
+        server.close()
+
+
+def test_server_error_is_shown_and_failed_exchange_not_sent(context, live):
+    page = open_page(context, live.url)
+    page.click("#toggle-settings")
+    page.select_option("#set-adapter", "shouty")
+    send(page, "first")
+    wait_reply(page, 2)
+    # A 4xx from the server: the message is kept, marked failed, with the server's words.
+    page.evaluate("""() => { const c = window.MnemoStore.list()[0];
+        c.settings.max_new_tokens = 100000; window.MnemoStore.write(c); }""")
+    page.reload()
+    page.wait_for_selector(".msg.assistant")
+    bodies = []
+    page.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/chat") else None)
+    send(page, "second")
+    page.wait_for_selector(".msg.user.failed")
+    expect(page.locator(".msg.user.failed .error")).to_contain_text("max_new_tokens")
+    page.evaluate("""() => { const c = window.MnemoStore.list()[0];
+        c.settings.max_new_tokens = 8; window.MnemoStore.write(c); }""")
+    page.reload()
+    page.wait_for_selector(".msg.user.failed")
+    send(page, "third")
+    wait_reply(page, 5)
+    sent = [m["content"] for m in bodies[-1]["messages"]]
+    assert "second" not in sent and sent[0] == "first" and sent[-1] == "third"
+    assert bodies[-1]["adapter"] == "shouty"
+
+
+XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>[x](javascript:window.__xss=3)'
+
+
+def test_xss_in_user_input_and_model_output_never_runs(context, live):
+    page = open_page(context, live.url)
+    send(page, XSS)
+    wait_reply(page, 2)
+    assert page.locator(".msg.user .body").inner_text() == XSS
+    # Model output is whatever the server streams: serve the payload as the model's reply.
+    events = "".join(f"event: delta\ndata: {json.dumps({'content': part})}\n\n" for part in XSS.split(" "))
+    done = {"message": {"role": "assistant", "content": XSS.replace(" ", "")}, "finish_reason": "stop",
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            "history": {"received": 1, "used": 1, "dropped": 0}}
+    page.route("**/api/chat", lambda route: route.fulfill(
+        status=200, content_type="text/event-stream", body=events + f"event: done\ndata: {json.dumps(done)}\n\n"))
+    send(page, "again")
+    wait_reply(page, 4)
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__xss") is None
+    assert page.locator(".msg img, .msg script").count() == 0
+    assert page.locator(".msg a[href^='javascript']").count() == 0
+    assert page.locator(".msg.assistant").nth(1).inner_text().startswith("<img")
+
+
+def test_markdown_is_rendered_safely(context, live):
+    page = open_page(context, live.url)
+    html = page.evaluate("""() => { const d = document.createElement('div');
+        d.appendChild(window.MnemoMarkdown.render('**b** *i* `c`\\n\\n- one\\n- two\\n\\n```\\n<b>x</b>\\n```\\n[l](https://e.org)'));
+        return d.innerHTML; }""")
+    assert "<strong>b</strong>" in html and "<em>i</em>" in html and "<code>c</code>" in html
+    assert "<ul><li>one</li><li>two</li></ul>" in html
+    assert "<pre><code>&lt;b&gt;x&lt;/b&gt;</code></pre>" in html
+    assert 'href="https://e.org/"' in html or 'href="https://e.org"' in html
+
+
+def test_enter_shift_enter_and_ime(context, live):
+    page = open_page(context, live.url)
+    page.fill("#input", "line one")
+    page.press("#input", "Shift+Enter")
+    page.type("#input", "line two")
+    assert page.input_value("#input") == "line one\nline two"
+    page.evaluate("""() => document.querySelector('#input').dispatchEvent(new KeyboardEvent('keydown',
+        {key: 'Enter', isComposing: true, bubbles: true, cancelable: true}))""")
+    assert page.locator(".msg").count() == 0
+    page.press("#input", "Enter")
+    wait_reply(page, 2)
+    assert page.locator(".msg.user .body").inner_text() == "line one\nline two"
+
+
+def test_page_has_csp_and_works_at_phone_width(browser, live):
+    ctx = browser.new_context(viewport={"width": 375, "height": 740})
+    try:
+        page = ctx.new_page()
+        resp = page.goto(live.url)
+        assert "script-src 'self'" in resp.headers["content-security-policy"]
+        send(page, "Hi from a phone")
+        wait_reply(page, 2)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        page.click("#show-sidebar")
+        expect(page.locator("#conv-list li")).to_have_count(1)
+    finally:
+        ctx.close()
