@@ -10,6 +10,7 @@ from flask import Flask
 from .config import Settings
 from .engine import Engine
 from .errors import register_error_handlers
+from .metrics import init_metrics
 from .openai_schema import OpenAISchemas
 from .schemas import Schemas
 from .security import register_security
@@ -29,6 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     register_error_handlers(app)
     register_security(app, settings)
+    init_metrics(app)
     from .routes import chat, health, openai, page
 
     for module in (health, chat, openai, page):

@@ -8,6 +8,7 @@ generation when the client goes away.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 
 from flask import current_app, request
@@ -70,6 +71,8 @@ class Generation:
         self.text = ""
         self.finish_reason: str | None = None
         self.usage = Usage(prompt_tokens=len(prompt.ids))
+        self._metrics = current_app.extensions["metrics"]
+        self._recorded = False
 
     def chunks(self) -> Iterator[Chunk]:
         """Yield the Chunks; closing this generator early cancels the generation."""
@@ -83,9 +86,18 @@ class Generation:
             self.close()
 
     def close(self) -> None:
-        """Stop the generation unless it already finished (the client went away)."""
+        """Stop the generation unless it already finished (the client went away); record it."""
         if self.finish_reason is None:
             self.handle.cancel()
+        if self._recorded:
+            return
+        self._recorded = True
+        h = self.handle
+        now = time.monotonic()
+        self._metrics.observe_generation(
+            len(self.prompt.ids), self.usage.completion_tokens, self.prompt.report.dropped,
+            None if h.first_token_at is None else h.first_token_at - h.submitted_at,
+            now - h.submitted_at)
 
     def join(self) -> Generation:
         """Run the stream to its end: the non-streaming reply is the joined stream."""

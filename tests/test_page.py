@@ -51,6 +51,14 @@ def wait_reply(page, n_messages):
         "!document.querySelector('#send').disabled")
 
 
+def record_chat_bodies(page, bodies):
+    """Collect the JSON bodies the page posts to /api/chat."""
+    def on_request(req):
+        if req.url.endswith("/api/chat"):
+            bodies.append(json.loads(req.post_data))
+    page.on("request", on_request)
+
+
 def stored(page):
     return page.evaluate("window.MnemoStore.list()")
 
@@ -113,7 +121,7 @@ def test_two_tabs_keep_their_own_conversations(context, live):
     b = open_page(context, live.url)
     b.click("#new-conv")
     bodies = []
-    b.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/chat") else None)
+    record_chat_bodies(b, bodies)
     send(a, "Tab A speaking")
     send(b, "Tab B speaking")
     wait_reply(a, 2)
@@ -198,7 +206,7 @@ def test_server_error_is_shown_and_failed_exchange_not_sent(context, live):
     page.reload()
     page.wait_for_selector(".msg.assistant")
     bodies = []
-    page.on("request", lambda r: bodies.append(json.loads(r.post_data)) if r.url.endswith("/api/chat") else None)
+    record_chat_bodies(page, bodies)
     send(page, "second")
     page.wait_for_selector(".msg.user.failed")
     expect(page.locator(".msg.user.failed .error")).to_contain_text("max_new_tokens")
@@ -226,8 +234,9 @@ def test_xss_in_user_input_and_model_output_never_runs(context, live):
     done = {"message": {"role": "assistant", "content": XSS.replace(" ", "")}, "finish_reason": "stop",
             "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
             "history": {"received": 1, "used": 1, "dropped": 0}}
+    body = events + f"event: done\ndata: {json.dumps(done)}\n\n"
     page.route("**/api/chat", lambda route: route.fulfill(
-        status=200, content_type="text/event-stream", body=events + f"event: done\ndata: {json.dumps(done)}\n\n"))
+        status=200, content_type="text/event-stream", body=body))
     send(page, "again")
     wait_reply(page, 4)
     page.wait_for_timeout(300)
