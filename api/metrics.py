@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
+import time
 from collections import Counter
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app, g, request
+
+access_log = logging.getLogger("mnemo.access")
 
 bp = Blueprint("metrics", __name__)
 
@@ -74,10 +79,22 @@ def init_metrics(app: Flask) -> Metrics:
     m = Metrics()
     app.extensions["metrics"] = m
 
+    @app.before_request
+    def _start_clock():
+        g.started = time.monotonic()
+
     @app.after_request
     def _count(resp):
         rule = request.url_rule.rule if request.url_rule else "unmatched"
         m.count_request(rule, resp.status_code)
+        # One JSON line per request; message content only when MNEMO_LOG_CONTENT is set.
+        entry = {"method": request.method, "path": request.path, "route": rule,
+                 "status": resp.status_code, "client": request.remote_addr,
+                 "ms": round(1000 * (time.monotonic() - g.get("started", time.monotonic())), 1),
+                 "stream": resp.is_streamed}
+        if app.config["MNEMO"].log_content and request.is_json:
+            entry["body"] = request.get_data(as_text=True)
+        access_log.info(json.dumps(entry, ensure_ascii=False))
         return resp
 
     app.register_blueprint(bp)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from api import create_app
@@ -75,3 +77,14 @@ def test_cors_and_security_headers(guarded):
         assert resp.headers["X-Content-Type-Options"] == "nosniff"
         assert resp.headers["Referrer-Policy"] == "no-referrer"
         assert "script-src 'self'" in resp.headers["Content-Security-Policy"]
+
+
+def test_access_log_is_json_without_message_content(client, caplog):
+    secret = "my secret diary entry"
+    with caplog.at_level("INFO", logger="mnemo.access"):
+        client.post("/api/chat", json={"messages": [{"role": "user", "content": secret}],
+                                       "max_new_tokens": 2})
+    lines = [r.getMessage() for r in caplog.records if r.name == "mnemo.access"]
+    entry = json.loads(lines[-1])
+    assert entry["path"] == "/api/chat" and entry["status"] == 200 and entry["ms"] >= 0
+    assert all(secret not in line for line in lines)
