@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 
 def user(text: str) -> dict:
@@ -28,3 +29,23 @@ def parse_sse(text: str) -> list[tuple[str | None, object]]:
         raw = "\n".join(data)
         events.append((name, raw if raw == "[DONE]" else json.loads(raw)))
     return events
+
+
+def wrap_forward(monkeypatch, app, before_call):
+    """Call ``before_call(n)`` before the n-th forward pass of the app's model (fault injection,
+    or a slower model); return a function that restores the real forward."""
+    model = app.extensions["engine"].scheduler.model
+    real = model.forward
+    calls = {"n": 0}
+
+    def wrapped(*args, **kwargs):
+        calls["n"] += 1
+        before_call(calls["n"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", wrapped)
+    return lambda: monkeypatch.setattr(model, "forward", real)
+
+
+def sleep_each_step(seconds):
+    return lambda _n: time.sleep(seconds)

@@ -10,7 +10,7 @@ import torch
 from api import create_app
 from api.types import SamplingParams
 from tests.conftest import tiny_config, wait_ready
-from tests.helpers import assistant, parse_sse, user
+from tests.helpers import assistant, parse_sse, sleep_each_step, user, wrap_forward
 
 HELLO = [user("Hello, how are you?")]
 
@@ -204,39 +204,27 @@ def test_overload_answers_429_with_retry_after(app, client):
 
 
 def test_generation_fault_gives_503_then_recovers(app, client, monkeypatch):
-    model = app.extensions["engine"].scheduler.model
-    real = model.forward
-    calls = {"n": 0}
-
-    def failing(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 1:
+    def out_of_memory(n):
+        if n == 1:
             raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
-        return real(*args, **kwargs)
 
-    monkeypatch.setattr(model, "forward", failing)
+    restore = wrap_forward(monkeypatch, app, out_of_memory)
     resp = client.post("/api/chat", json={"messages": HELLO, "max_new_tokens": 4})
     assert resp.status_code == 503
     assert resp.get_json()["error"]["code"] == "generation_failed"
     assert "out of memory" in resp.get_json()["error"]["message"]
-    monkeypatch.setattr(model, "forward", real)
+    restore()
     chat(client, max_new_tokens=4)
 
 
 def test_stream_error_arrives_as_event(app, client, monkeypatch):
-    model = app.extensions["engine"].scheduler.model
-    real = model.forward
-    calls = {"n": 0}
-
-    def failing_later(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
+    def fail_third_step(n):
+        if n == 3:
             raise RuntimeError("boom")
-        return real(*args, **kwargs)
 
-    monkeypatch.setattr(model, "forward", failing_later)
+    restore = wrap_forward(monkeypatch, app, fail_third_step)
     events = stream(client, max_new_tokens=20)
-    monkeypatch.setattr(model, "forward", real)
+    restore()
     assert events[-1][0] == "error"
     assert events[-1][1]["error"]["code"] == "generation_failed"
     chat(client, max_new_tokens=4)
@@ -250,15 +238,7 @@ def slow_app(tiny_dir, lora_dir, tmp_path_factory):
 
 
 def test_generation_time_limit_ends_with_length(slow_app, monkeypatch):
-    model = slow_app.extensions["engine"].scheduler.model
-    real = model.forward
-
-    def slow(*args, **kwargs):
-        import time
-        time.sleep(0.05)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(model, "forward", slow)
+    wrap_forward(monkeypatch, slow_app, sleep_each_step(0.05))
     body = chat(slow_app.test_client(), max_new_tokens=200)
     assert body["finish_reason"] == "length"
     assert body["usage"]["completion_tokens"] < 20

@@ -9,7 +9,7 @@ import time
 import openai
 import pytest
 
-from tests.helpers import user
+from tests.helpers import sleep_each_step, user, wrap_forward
 
 MODEL = "tiny"
 
@@ -131,14 +131,7 @@ def test_overload_is_rate_limit_error(sdk, model_id, app):
 
 def test_disconnect_mid_stream_stops_generation(live, app, model_id, monkeypatch):
     engine = app.extensions["engine"]
-    model = engine.scheduler.model
-    real = model.forward
-
-    def slow(*args, **kwargs):  # 20 ms a step, so the stream outlives the client
-        time.sleep(0.02)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(model, "forward", slow)
+    restore = wrap_forward(monkeypatch, app, sleep_each_step(0.02))  # the stream outlives the client
     body = json.dumps({"model": model_id, "messages": [user("Write forever.")], "max_tokens": 64,
                        "temperature": 0, "stream": True}).encode()
     sock = socket.create_connection(("127.0.0.1", int(live.url.rsplit(":", 1)[1])), timeout=30)
@@ -152,7 +145,7 @@ def test_disconnect_mid_stream_stops_generation(live, app, model_id, monkeypatch
         time.sleep(0.01)
     assert engine.scheduler._inflight == 0
     assert engine.scheduler.steps - steps < 20  # stopped within a few steps, not after 64
-    monkeypatch.setattr(model, "forward", real)
+    restore()
     # The worker is free: the next request is served promptly and correctly.
     sdk = openai.OpenAI(base_url=live.url + "/v1", api_key="x", max_retries=0, timeout=10)
     reply = sdk.chat.completions.create(model=model_id, messages=[user("Hi")], max_tokens=4, temperature=0)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from tests.conftest import LiveServer, free_port
+from tests.helpers import sleep_each_step, wrap_forward
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -90,14 +90,7 @@ def test_conversation_survives_reload(context, live):
 
 
 def test_stop_keeps_the_partial_answer(context, live, app, monkeypatch):
-    model = app.extensions["engine"].scheduler.model
-    real = model.forward
-
-    def slow(*args, **kwargs):
-        time.sleep(0.05)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(model, "forward", slow)
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
     page = open_page(context, live.url)
     page.click("#toggle-settings")
     page.fill("#set-max-new", "64")
