@@ -92,16 +92,49 @@ class PromptBuilder:
         return ids
 
     # -- the whole pipeline ---------------------------------------------------------------
+    def _tail_that_can_fit(self, messages: Sequence[dict], first_allowed: int,
+                           budget: int) -> tuple[int, list[list[int]]]:
+        """Tokenize contents newest first, in blocks, until they alone overflow the budget.
+
+        Returns the first index still worth considering (a user message, or ``first_allowed``)
+        and the content ids from there on. Older messages cannot be in any fitting window, so a
+        1,000-message history costs what its fitting tail costs.
+        """
+        ids: list[list[int]] = []
+        total, begin = 0, len(messages)
+        while begin > first_allowed and (total <= budget or not ids):  # the latest, always
+            end, begin = begin, max(first_allowed, begin - 32)
+            block = self.tokenize_text([m["content"] for m in messages[begin:end]])
+            ids[:0] = block
+            total += sum(len(b) for b in block)
+        if total <= budget:
+            return begin, ids
+        overflow, acc = len(ids) - 1, 0
+        while overflow >= 0:  # the newest message whose suffix alone overflows
+            acc += len(ids[overflow])
+            if acc > budget:
+                break
+            overflow -= 1
+        cut = min(begin + overflow + 1, len(messages) - 1)
+        while messages[cut]["role"] != "user":  # whole exchanges: start on a user message
+            cut += 1
+        return cut, ids[cut - begin:]
+
     def build(self, messages: Sequence[dict], *, system: str | None, max_new_tokens: int,
-              context_window: int, max_turns: int | None) -> Prompt:
-        """Trim ``messages`` to the budget and render them; ``system`` is never trimmed."""
+              context_window: int, max_turns: int | None, with_text: bool = False) -> Prompt:
+        """Trim ``messages`` to the budget and render them; ``system`` is never trimmed.
+
+        ``with_text`` also renders the prompt as text (for previews; generation needs only ids).
+        """
         budget = context_window - max_new_tokens
         roles = [m["role"] for m in messages]
         head = [{"role": "system", "content": system}] if system else []
-        # Only the exchanges max_turns allows can be kept: tokenize just those.
+        # Only the exchanges max_turns allows, and of those only a tail that can fit, are
+        # tokenized and rendered.
         first_allowed = cut_points(roles, max_turns)[-1]
-        window = list(messages[first_allowed:])
-        content_ids = self.tokenize_text([m["content"] for m in head + window])
+        first_considered, window_ids = self._tail_that_can_fit(messages, first_allowed, budget)
+        window = list(messages[first_considered:])
+        content_ids = self.tokenize_text([m["content"] for m in head]) + window_ids
         # Index space for rendering: 0 = system (if any), then the window's messages.
         offset = len(head)
 
@@ -140,9 +173,9 @@ class PromptBuilder:
                     f"(context window {context_window} less max_new_tokens {max_new_tokens}).",
                     param="messages")
             start = later[0]
-        text = self._render(head + kept)
+        text = self._render(head + kept) if with_text else None
         received = len(messages)
-        first_used = first_allowed + start
+        first_used = first_considered + start
         return Prompt(
             ids=ids, text=text,
             report=TrimReport(received=received, used=received - first_used, dropped=first_used,

@@ -56,10 +56,10 @@ def sampling_for(given: dict, preset_defaults: dict) -> SamplingParams:
 
 
 def prepare(messages: list[dict], *, system: str | None, params: SamplingParams,
-            max_turns: int | None) -> Prompt:
+            max_turns: int | None, with_text: bool = False) -> Prompt:
     """Trim and render; the output budget is reserved before any history is kept."""
     return engine().build_prompt(messages, system=system, max_new_tokens=params.max_new_tokens,
-                                 max_turns=max_turns)
+                                 max_turns=max_turns, with_text=with_text)
 
 
 class Generation:

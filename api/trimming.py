@@ -66,7 +66,3 @@ def choose_window(roles: Sequence[str], costs: Sequence[int], fixed: int, budget
         first_used=chosen,
     )
 
-
-def prompt_tokens(costs: Sequence[int], fixed: int, start: int) -> int:
-    """Return the prompt's token count when the window starts at ``start``."""
-    return fixed + sum(costs[start:])

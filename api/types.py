@@ -47,7 +47,7 @@ class Prompt:
     """A rendered prompt: the exact token ids the model sees, and how they were chosen."""
 
     ids: list[int]
-    text: str
+    text: str | None  # rendered only when asked for (previews)
     report: TrimReport
     context_window: int
     max_new_tokens: int

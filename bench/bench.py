@@ -112,7 +112,6 @@ def bench_turns(base, marks=(1, 5, 10, 20)):
         messages.append({"role": "assistant", "content": reply or "..."})
         if turn in marks:
             out[turn] = ttft
-    from transformers import AutoTokenizer  # noqa: F401  (token count of the final history)
     return out, messages
 
 
@@ -171,7 +170,6 @@ def main():
             print(f"(c) turn {turn:2d}: first token {med(r[0][turn] for r in runs):.3f} s")
         from transformers import AutoTokenizer
 
-        from api.prompt import PromptBuilder  # noqa: F401
 
         tok = AutoTokenizer.from_pretrained(engine_dir)
         history_tokens = len(tok.apply_chat_template(runs[0][1], tokenize=True)["input_ids"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -88,3 +89,20 @@ def test_access_log_is_json_without_message_content(client, caplog):
     entry = json.loads(lines[-1])
     assert entry["path"] == "/api/chat" and entry["status"] == 200 and entry["ms"] >= 0
     assert all(secret not in line for line in lines)
+
+
+def test_readyz_is_503_json_when_the_model_cannot_load(tmp_path):
+    app = create_app({"model": str(tmp_path), "warmup": False})  # a directory with no model
+    engine = app.extensions["engine"]
+    for _ in range(200):
+        if engine.load_error:
+            break
+        time.sleep(0.05)
+    c = app.test_client()
+    assert c.get("/healthz").status_code == 200
+    resp = c.get("/readyz")
+    assert resp.status_code == 503 and resp.headers["Retry-After"] == "5"
+    assert resp.get_json()["error"]["code"] == "not_ready"
+    assert "failed to load" in resp.get_json()["error"]["message"]
+    chat = c.post("/api/chat", json=HELLO)
+    assert chat.status_code == 503 and chat.get_json()["error"]["code"] == "not_ready"

@@ -10,7 +10,7 @@ from api.prompt import FALLBACK_TEMPLATE, PromptBuilder
 
 def build(builder, messages, system=None, window=8192, max_new=16, max_turns=10):
     return builder.build(messages, system=system, max_new_tokens=max_new, context_window=window,
-                         max_turns=max_turns)
+                         max_turns=max_turns, with_text=True)
 
 
 def test_matches_the_models_own_template(tokenizer):

@@ -98,3 +98,24 @@ def test_rendered_prompt_fits_and_is_longest(tokenizer, messages, system, max_ne
 
 def _content_ids(builder, messages):
     return dict(enumerate(builder.tokenize_text([m["content"] for m in messages])))
+
+
+@pytest.mark.parametrize("max_turns", [None, 200])
+def test_long_history_only_tail_is_considered_yet_window_is_longest(tokenizer, max_turns):
+    # 301 messages over several tokenization blocks; only a tail can fit in 1,500 tokens.
+    builder = PromptBuilder(tokenizer)
+    messages = [{"role": "user" if i % 2 == 0 else "assistant",
+                 "content": f"message {i} " + "word " * (i % 17)} for i in range(301)]
+    prompt = builder.build(messages, system="sys", max_new_tokens=100, context_window=1500,
+                           max_turns=max_turns)
+    head = [{"role": "system", "content": "sys"}]
+
+    def exact(start):
+        kept = head + messages[start:]
+        return len(builder._ids(kept, _content_ids(builder, kept)))
+
+    start = prompt.report.first_used
+    assert messages[start]["role"] == "user" and 0 < start < 280
+    assert len(prompt.ids) == exact(start) <= 1400
+    assert exact(start - 2) > 1400  # the previous exchange would not have fitted
+    assert prompt.report.dropped_by_context == start - prompt.report.dropped_by_max_turns

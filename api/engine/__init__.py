@@ -88,12 +88,13 @@ class Engine:
             raise UnknownAdapter(f"Unknown adapter {name!r}; known adapters: {known}.",
                                  param="adapter")
 
-    def build_prompt(self, messages, *, system, max_new_tokens, max_turns):
+    def build_prompt(self, messages, *, system, max_new_tokens, max_turns, with_text=False):
         """Trim and render under a lock: the Rust tokenizer is not re-entrant across threads."""
         self.require_ready()
         with self._prompt_lock:
             return self.prompts.build(messages, system=system, max_new_tokens=max_new_tokens,
-                                      context_window=self.context_window, max_turns=max_turns)
+                                      context_window=self.context_window, max_turns=max_turns,
+                                      with_text=with_text)
 
     def submit(self, prompt_ids: list[int], params, adapter: str | None) -> Handle:
         self.require_ready()

@@ -12,10 +12,12 @@ from ..service import Generation, engine, prepare, read_json, sampling_for, sse,
 
 bp = Blueprint("chat", __name__, url_prefix="/api")
 
+_GENERATION_KEYS = frozenset({
+    "max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "seed", "num_beams",
+    "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size", "stop"})
 
 
-
-def _parse():
+def _parse(with_text: bool = False):
     data = current_app.extensions["schemas"].load_chat(read_json())
     eng = engine()
     eng.require_ready()
@@ -24,13 +26,9 @@ def _parse():
     given = {k: data[k] for k in data if k in _GENERATION_KEYS}
     params = sampling_for(given, PRESETS[template or "default"].generation)
     prompt = prepare(data["messages"], system=system_prompt(template, data.get("system")),
-                     params=params, max_turns=data.get("max_turns", DEFAULT_MAX_TURNS))
+                     params=params, max_turns=data.get("max_turns", DEFAULT_MAX_TURNS),
+                     with_text=with_text)
     return data, params, prompt
-
-
-_GENERATION_KEYS = frozenset({
-    "max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "seed", "num_beams",
-    "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size", "stop"})
 
 
 def _summary(data: dict, gen: Generation) -> dict:
@@ -70,7 +68,7 @@ def chat():
 
 @bp.post("/chat/preview")
 def preview():
-    data, params, prompt = _parse()
+    data, params, prompt = _parse(with_text=True)
     body = {
         "prompt": prompt.text,
         "prompt_tokens": len(prompt.ids),

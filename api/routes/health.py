@@ -19,14 +19,8 @@ def healthz():
 @bp.get("/readyz")
 def readyz():
     eng = engine()
-    if eng.ready.is_set():
-        return jsonify({"status": "ready", "model": eng.model_id})
-    status = "failed" if eng.load_error else "loading"
-    resp = jsonify({"error": {"code": "not_ready", "status": 503,
-                              "message": f"The model is {status}."}})
-    resp.status_code = 503
-    resp.headers["Retry-After"] = "5"
-    return resp
+    eng.require_ready()  # NotReady: 503 with Retry-After, in the usual error shape
+    return jsonify({"status": "ready", "model": eng.model_id})
 
 
 @bp.get("/api/config")
