@@ -31,9 +31,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     register_error_handlers(app)
     register_security(app, settings)
     init_metrics(app)
-    from .routes import chat, health, openai, page
+    from .routes import chat, docs, health, openai, page
 
-    for module in (health, chat, openai, page):
+    for module in (health, chat, openai, docs, page):
         app.register_blueprint(module.bp)
     Engine(settings).init_app(app)
     return app

@@ -38,7 +38,8 @@ def _rejected(name: str, why: str) -> fields.Raw:
     """A field whose every non-null value is refused with a reason."""
     def check(value):
         raise ValidationError(f"{name} is not supported by this server: {why}")
-    return fields.Raw(allow_none=True, validate=check)
+    return fields.Raw(allow_none=True, validate=check, metadata={
+        "enum": [None], "description": f"Not supported: {why} Only null is accepted."})
 
 
 def _text_format(value: dict) -> None:
@@ -53,7 +54,7 @@ class OpenAISchemas:
             "role": fields.String(required=True, validate=validate.OneOf(ROLES)),
             "content": ContentField(required=True, validate=[validate.Length(max=limit), not_blank]),
             "name": fields.String(),
-        })
+        }, name="ChatCompletionMessage")
         self.chat = Schema.from_dict({
             "model": fields.String(required=True),
             "messages": fields.List(fields.Nested(message), required=True,
@@ -80,7 +81,7 @@ class OpenAISchemas:
             "functions": _rejected("functions", "function calling is not implemented."),
             "function_call": _rejected("function_call", "function calling is not implemented."),
             "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
-                max=0, error="logit_bias is not supported; send {} or leave it out.")),
+                max=0, error="logit_bias is not supported; send {{}} or leave it out.")),
             "response_format": fields.Dict(allow_none=True, validate=_text_format),
             "stream": fields.Boolean(allow_none=True),
             "stream_options": fields.Dict(allow_none=True),

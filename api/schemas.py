@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from .chat_defaults import DEFAULT_MAX_TURNS
 from .config import Settings
 from .exceptions import ValidationFailed
 from .presets import PRESETS
@@ -32,6 +33,9 @@ class StopField(fields.Field):
         return tuple(items)
 
 
+NOT_BLANK = r"\S"  # documented as a pattern; enforced by not_blank
+
+
 def not_blank(value: str) -> None:
     if not value.strip():
         raise ValidationError("Must not be empty or only whitespace.")
@@ -39,20 +43,30 @@ def not_blank(value: str) -> None:
 
 def generation_fields(settings: Settings) -> dict:
     """Fields for the generation parameters, shared by the native schema."""
+    def d(text: str) -> dict:
+        return {"description": text}
+
     return {
         "max_new_tokens": fields.Integer(
-            strict=True, validate=validate.Range(1, settings.max_new_tokens_limit)),
-        "do_sample": fields.Boolean(),
-        "temperature": fields.Float(validate=validate.Range(0, 5, min_inclusive=False)),
-        "top_p": fields.Float(validate=validate.Range(0, 1, min_inclusive=False)),
-        "top_k": fields.Integer(strict=True, validate=validate.Range(min=0)),
-        "seed": fields.Integer(strict=True, validate=validate.Range(0, 2**63 - 1)),
-        "num_beams": fields.Integer(strict=True, validate=validate.Range(1, 8)),
-        "length_penalty": fields.Float(),
-        "early_stopping": fields.Boolean(),
+            strict=True, validate=validate.Range(1, settings.max_new_tokens_limit),
+            metadata=d("Most tokens to generate; reserved before any history is kept. "
+                       f"Default {settings.default_max_new_tokens}.")),
+        "do_sample": fields.Boolean(metadata=d("Sample instead of greedy decoding.")),
+        "temperature": fields.Float(validate=validate.Range(0, 5, min_inclusive=False),
+                                    metadata=d("Sampling only.")),
+        "top_p": fields.Float(validate=validate.Range(0, 1, min_inclusive=False),
+                              metadata=d("Sampling only: nucleus mass.")),
+        "top_k": fields.Integer(strict=True, validate=validate.Range(min=0),
+                                metadata=d("Sampling only; 0 turns it off.")),
+        "seed": fields.Integer(strict=True, validate=validate.Range(0, 2**63 - 1),
+                               metadata=d("Sampling only: makes the reply reproducible.")),
+        "num_beams": fields.Integer(strict=True, validate=validate.Range(1, 8),
+                                    metadata=d("Beam search when above 1 (not with sampling).")),
+        "length_penalty": fields.Float(metadata=d("Beam search only.")),
+        "early_stopping": fields.Boolean(metadata=d("Beam search only.")),
         "repetition_penalty": fields.Float(validate=validate.Range(0, 10, min_inclusive=False)),
         "no_repeat_ngram_size": fields.Integer(strict=True, validate=validate.Range(0, 20)),
-        "stop": StopField(),
+        "stop": StopField(metadata=d("Up to 4 strings; generation ends before the first match.")),
     }
 
 
@@ -105,17 +119,30 @@ class Schemas:
         limit = settings.max_message_chars
         message = Schema.from_dict({
             "role": fields.String(required=True, validate=validate.OneOf(["user", "assistant"])),
-            "content": fields.String(required=True, validate=[validate.Length(max=limit), not_blank]),
-        })
+            "content": fields.String(required=True, validate=[validate.Length(max=limit), not_blank],
+                                     metadata={"pattern": NOT_BLANK}),
+        }, name="Message")
         self.chat = _ChatBase.from_dict({
-            "messages": fields.List(fields.Nested(message), required=True,
-                                    validate=validate.Length(1, settings.max_messages)),
-            "system": fields.String(validate=validate.Length(max=limit), allow_none=True),
-            "template": fields.String(validate=validate.OneOf(list(PRESETS))),
-            "max_turns": fields.Integer(strict=True, validate=validate.Range(1, settings.max_messages)),
-            "adapter": fields.String(allow_none=True),
-            "conversation_id": fields.String(validate=validate.Length(max=200)),
-            "stream": fields.Boolean(),
+            "messages": fields.List(
+                fields.Nested(message), required=True,
+                validate=validate.Length(1, settings.max_messages),
+                metadata={"description": "The whole conversation, oldest first, ending with the "
+                                         "user's new message. The server keeps nothing."}),
+            "system": fields.String(validate=validate.Length(max=limit), allow_none=True,
+                                    metadata={"description": "System prompt; never trimmed."}),
+            "template": fields.String(validate=validate.OneOf(list(PRESETS)),
+                                      metadata={"description": "A preset: instruction and "
+                                                               "generation defaults."}),
+            "max_turns": fields.Integer(
+                strict=True, validate=validate.Range(1, settings.max_messages),
+                metadata={"description": "Keep at most this many recent exchanges. Default "
+                                         f"{DEFAULT_MAX_TURNS}."}),
+            "adapter": fields.String(allow_none=True,
+                                     metadata={"description": "A configured LoRA adapter."}),
+            "conversation_id": fields.String(validate=validate.Length(max=200),
+                                             metadata={"description": "Echoed back; not stored."}),
+            "stream": fields.Boolean(metadata={"description": "Stream the reply as server-sent "
+                                                              "events."}),
             **generation_fields(settings),
         }, name="ChatRequest")()
 

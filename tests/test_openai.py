@@ -83,6 +83,7 @@ def test_seeded_sampling(sdk, model_id):
     ({"logprobs": True}, "logprobs"),
     ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}, "tools"),
     ({"response_format": {"type": "json_object"}}, "response_format"),
+    ({"logit_bias": {"50256": -100}}, "logit_bias"),  # its message once crashed str.format
     ({"temperature": 3}, "temperature"),
     ({"max_tokens": 0}, "max_tokens"),
 ])

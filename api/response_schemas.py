@@ -1,0 +1,186 @@
+"""Response schemas (marshmallow), the source of the OpenAPI document's response bodies.
+
+The routes build their replies as plain dicts; these schemas describe them, and schemathesis
+checks every response of a live server against the document made from them (tests/test_openapi).
+Every schema forbids unknown fields, so a reply that grows a field the contract lacks fails there.
+"""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+FINISH_REASONS = ["stop", "length", "cancelled"]
+
+
+def _req(field: fields.Field, description: str | None = None) -> fields.Field:
+    field.required = True
+    if description:
+        field.metadata = {**field.metadata, "description": description}
+    return field
+
+
+class Usage(Schema):
+    prompt_tokens = _req(fields.Integer(), "Tokens of the rendered prompt after trimming.")
+    completion_tokens = _req(fields.Integer(), "Tokens generated.")
+    total_tokens = _req(fields.Integer())
+
+
+class HistoryReport(Schema):
+    """What part of the client's history reached the model, and why the rest did not."""
+    received = _req(fields.Integer(), "Messages the client sent (system prompt not counted).")
+    used = _req(fields.Integer(), "Messages rendered into the prompt.")
+    dropped = _req(fields.Integer(), "Oldest messages left out: received - used.")
+    dropped_by_max_turns = _req(fields.Integer(), "Of those, left out because of max_turns.")
+    dropped_by_context = _req(fields.Integer(), "Of those, left out to fit the context window.")
+    first_used = _req(fields.Integer(), "Index in the client's list of the first message used.")
+
+
+# -- native API --------------------------------------------------------------------------
+class AssistantMessage(Schema):
+    role = _req(fields.String(validate=validate.OneOf(["assistant"])))
+    content = _req(fields.String())
+
+
+class ChatResponse(Schema):
+    model = _req(fields.String(), "The model, or the adapter that answered.")
+    message = _req(fields.Nested(AssistantMessage))
+    finish_reason = _req(fields.String(validate=validate.OneOf(FINISH_REASONS)))
+    usage = _req(fields.Nested(Usage))
+    history = _req(fields.Nested(HistoryReport))
+    conversation_id = fields.String(metadata={"description": "Echoed when the request sent one."})
+
+
+class Delta(Schema):
+    """Native stream: one ``delta`` event, the next piece of the reply."""
+    content = _req(fields.String())
+
+
+class PreviewResponse(Schema):
+    prompt = _req(fields.String(), "The exact prompt text the model would see.")
+    prompt_tokens = _req(fields.Integer())
+    max_new_tokens = _req(fields.Integer(), "The output budget reserved for the reply.")
+    context_window = _req(fields.Integer())
+    history = _req(fields.Nested(HistoryReport))
+    conversation_id = fields.String()
+
+
+class Preset(Schema):
+    description = _req(fields.String())
+    system = _req(fields.String(allow_none=True))
+    generation = _req(fields.Dict(keys=fields.String()))
+
+
+class Defaults(Schema):
+    max_new_tokens = _req(fields.Integer())
+    max_turns = _req(fields.Integer())
+
+
+class Limits(Schema):
+    max_new_tokens = _req(fields.Integer())
+    max_request_bytes = _req(fields.Integer())
+    max_messages = _req(fields.Integer())
+    max_message_chars = _req(fields.Integer())
+    max_batch_size = _req(fields.Integer())
+    max_queue = _req(fields.Integer())
+    generation_timeout_s = _req(fields.Float())
+
+
+class ConfigResponse(Schema):
+    model = _req(fields.String())
+    context_window = _req(fields.Integer(), "Prompt plus reply, in tokens.")
+    adapters = _req(fields.List(fields.String()), "LoRA adapters, selectable per request.")
+    presets = _req(fields.Dict(keys=fields.String(), values=fields.Nested(Preset)))
+    defaults = _req(fields.Nested(Defaults))
+    limits = _req(fields.Nested(Limits))
+
+
+class Health(Schema):
+    status = _req(fields.String(validate=validate.OneOf(["ok"])))
+
+
+class Ready(Schema):
+    status = _req(fields.String(validate=validate.OneOf(["ready"])))
+    model = _req(fields.String())
+
+
+class ErrorDetail(Schema):
+    code = _req(fields.String(), "A stable machine-readable code, e.g. validation_error.")
+    message = _req(fields.String(), "What went wrong and what to do about it.")
+    status = _req(fields.Integer())
+    fields_ = fields.Dict(keys=fields.String(), values=fields.List(fields.String()),
+                          data_key="fields",
+                          metadata={"description": "Per-field messages by dotted path."})
+
+
+class Error(Schema):
+    error = _req(fields.Nested(ErrorDetail))
+
+
+# -- OpenAI-compatible API ---------------------------------------------------------------
+class Choice(Schema):
+    index = _req(fields.Integer())
+    message = _req(fields.Nested(AssistantMessage))
+    logprobs = _req(fields.Raw(allow_none=True, metadata={"enum": [None]}))
+    finish_reason = _req(fields.String(validate=validate.OneOf(FINISH_REASONS)))
+
+
+class MnemoExtra(Schema):
+    history = _req(fields.Nested(HistoryReport))
+
+
+class ChatCompletion(Schema):
+    id = _req(fields.String())
+    object = _req(fields.String(validate=validate.OneOf(["chat.completion"])))
+    created = _req(fields.Integer())
+    model = _req(fields.String())
+    choices = _req(fields.List(fields.Nested(Choice)))
+    usage = _req(fields.Nested(Usage))
+    mnemo = _req(fields.Nested(MnemoExtra), "Mnemo's extension: what history was dropped.")
+
+
+class ChunkDelta(Schema):
+    role = fields.String(validate=validate.OneOf(["assistant"]))
+    content = fields.String()
+
+
+class ChunkChoice(Schema):
+    index = _req(fields.Integer())
+    delta = _req(fields.Nested(ChunkDelta))
+    logprobs = _req(fields.Raw(allow_none=True, metadata={"enum": [None]}))
+    finish_reason = _req(fields.String(allow_none=True, validate=validate.OneOf(FINISH_REASONS)))
+
+
+class ChatCompletionChunk(Schema):
+    """OpenAI stream: one event; the last has a finish_reason, then usage if asked for."""
+    id = _req(fields.String())
+    object = _req(fields.String(validate=validate.OneOf(["chat.completion.chunk"])))
+    created = _req(fields.Integer())
+    model = _req(fields.String())
+    choices = _req(fields.List(fields.Nested(ChunkChoice)))
+    usage = fields.Nested(Usage, metadata={"description": "Only with stream_options.include_usage, "
+                                                          "in a final chunk with no choices."})
+    mnemo = fields.Nested(MnemoExtra, metadata={"description": "On the chunk that finishes."})
+
+
+class Model(Schema):
+    id = _req(fields.String())
+    object = _req(fields.String(validate=validate.OneOf(["model"])))
+    created = _req(fields.Integer())
+    owned_by = _req(fields.String())
+    parent = fields.String(metadata={"description": "For an adapter: the base model."})
+
+
+class ModelList(Schema):
+    object = _req(fields.String(validate=validate.OneOf(["list"])))
+    data = _req(fields.List(fields.Nested(Model)))
+
+
+class OpenAIErrorDetail(Schema):
+    message = _req(fields.String())
+    type = _req(fields.String())
+    param = _req(fields.String(allow_none=True))
+    code = _req(fields.String(allow_none=True))
+
+
+class OpenAIError(Schema):
+    error = _req(fields.Nested(OpenAIErrorDetail))
