@@ -17,8 +17,10 @@ preload_app = False
 # gthread workers heartbeat from their main thread, so `timeout` only catches a hung worker;
 # generations themselves are capped by MNEMO_GENERATION_TIMEOUT.
 timeout = int(os.environ.get("MNEMO_WORKER_TIMEOUT", "120"))
-# On SIGTERM in-flight answers get this long to finish.
-graceful_timeout = int(os.environ.get("MNEMO_GRACEFUL_TIMEOUT", "60"))
+# On SIGTERM in-flight answers get this long to finish; meanwhile new requests get a JSON 503.
+# By default that is the longest generation the server allows (MNEMO_GENERATION_TIMEOUT) + 5 s.
+graceful_timeout = int(os.environ.get(
+    "MNEMO_GRACEFUL_TIMEOUT", int(float(os.environ.get("MNEMO_GENERATION_TIMEOUT", "300"))) + 5))
 keepalive = 5
 limit_request_line = 8190
 limit_request_fields = 100
@@ -26,3 +28,11 @@ limit_request_field_size = 8190
 accesslog = None  # Mnemo writes its own structured access log without message content
 errorlog = "-"
 loglevel = "info"
+
+
+def post_worker_init(worker):
+    """SIGTERM drains: the worker keeps accepting so new requests get a JSON 503 (not a refused
+    connection) while in-flight answers finish, then it exits (api/lifecycle.py)."""
+    from api.lifecycle import drain_on_sigterm
+
+    drain_on_sigterm(worker)

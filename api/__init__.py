@@ -10,6 +10,7 @@ from flask import Flask
 from .config import Settings
 from .engine import Engine
 from .errors import register_error_handlers
+from .lifecycle import init_drain
 from .metrics import init_metrics
 from .openai_schema import OpenAISchemas
 from .schemas import Schemas
@@ -29,6 +30,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
 
     register_error_handlers(app)
+    init_drain(app)
     register_security(app, settings)
     init_metrics(app)
     from .routes import chat, docs, health, openai, page

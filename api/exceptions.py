@@ -8,7 +8,8 @@
     ├── Overloaded                  429 overloaded, with Retry-After
     ├── RateLimited                 429 rate_limited, with Retry-After
     ├── NotReady                    503 not_ready
-    └── GenerationFailed            503 generation_failed (the model raised, e.g. out of memory)
+    ├── GenerationFailed            503 generation_failed (the model raised, e.g. out of memory)
+    └── ShuttingDown                503 shutting_down (draining after SIGTERM), with Retry-After
 
 """
 
@@ -59,3 +60,7 @@ class NotReady(MnemoError):
 
 class GenerationFailed(MnemoError):
     status, code, openai_type = 503, "generation_failed", "server_error"
+
+
+class ShuttingDown(MnemoError):
+    status, code, openai_type = 503, "shutting_down", "server_error"

@@ -11,7 +11,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from .config import Settings
 from .exceptions import ValidationFailed
-from .schemas import StopField, load, not_blank
+from .schemas import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
 
 ROLES = ("system", "developer", "user", "assistant")
 
@@ -59,21 +59,21 @@ class OpenAISchemas:
             "model": fields.String(required=True),
             "messages": fields.List(fields.Nested(message), required=True,
                                     validate=validate.Length(1, settings.max_messages)),
-            "max_tokens": fields.Integer(strict=True, allow_none=True,
-                                         validate=validate.Range(1, settings.max_new_tokens_limit)),
-            "max_completion_tokens": fields.Integer(
-                strict=True, allow_none=True, validate=validate.Range(1, settings.max_new_tokens_limit)),
-            "temperature": fields.Float(allow_none=True, validate=validate.Range(0, 2)),
-            "top_p": fields.Float(allow_none=True, validate=validate.Range(0, 1, min_inclusive=False)),
-            "seed": fields.Integer(strict=True, allow_none=True),
+            "max_tokens": StrictInteger(
+                allow_none=True, validate=validate.Range(1, settings.max_new_tokens_limit)),
+            "max_completion_tokens": StrictInteger(
+                allow_none=True, validate=validate.Range(1, settings.max_new_tokens_limit)),
+            "temperature": StrictFloat(allow_none=True, validate=validate.Range(0, 2)),
+            "top_p": StrictFloat(allow_none=True, validate=validate.Range(0, 1, min_inclusive=False)),
+            "seed": StrictInteger(allow_none=True),
             "stop": StopField(allow_none=True),
-            "n": fields.Integer(strict=True, allow_none=True, validate=validate.Equal(
+            "n": StrictInteger(allow_none=True, validate=validate.Equal(
                 1, error="Only n=1 is supported: one completion per request.")),
-            "presence_penalty": fields.Float(allow_none=True, validate=validate.Equal(
+            "presence_penalty": StrictFloat(allow_none=True, validate=validate.Equal(
                 0, error="presence_penalty is not supported; send 0 or leave it out.")),
-            "frequency_penalty": fields.Float(allow_none=True, validate=validate.Equal(
+            "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Equal(
                 0, error="frequency_penalty is not supported; send 0 or leave it out.")),
-            "logprobs": fields.Boolean(allow_none=True, validate=validate.Equal(
+            "logprobs": StrictBoolean(allow_none=True, validate=validate.Equal(
                 False, error="logprobs is not supported; send false or leave it out.")),
             "top_logprobs": _rejected("top_logprobs", "logprobs are not returned."),
             "tools": _rejected("tools", "tool calling is not implemented."),
@@ -83,7 +83,7 @@ class OpenAISchemas:
             "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
                 max=0, error="logit_bias is not supported; send {{}} or leave it out.")),
             "response_format": fields.Dict(allow_none=True, validate=_text_format),
-            "stream": fields.Boolean(allow_none=True),
+            "stream": StrictBoolean(allow_none=True),
             "stream_options": fields.Dict(allow_none=True),
             "user": fields.String(allow_none=True),
             "truncation": fields.String(validate=validate.OneOf(["auto", "disabled"])),

@@ -33,6 +33,36 @@ class StopField(fields.Field):
         return tuple(items)
 
 
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only: marshmallow's Boolean would also take 1, "yes" or "on"."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class StrictInteger(fields.Integer):
+    """A JSON integer; not a boolean, a string or a float."""
+
+    def __init__(self, **kwargs):
+        super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class StrictFloat(fields.Float):
+    """A JSON number; not a boolean or a numeric string."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 NOT_BLANK = r"\S"  # documented as a pattern; enforced by not_blank
 
 
@@ -47,25 +77,24 @@ def generation_fields(settings: Settings) -> dict:
         return {"description": text}
 
     return {
-        "max_new_tokens": fields.Integer(
-            strict=True, validate=validate.Range(1, settings.max_new_tokens_limit),
+        "max_new_tokens": StrictInteger(validate=validate.Range(1, settings.max_new_tokens_limit),
             metadata=d("Most tokens to generate; reserved before any history is kept. "
                        f"Default {settings.default_max_new_tokens}.")),
-        "do_sample": fields.Boolean(metadata=d("Sample instead of greedy decoding.")),
-        "temperature": fields.Float(validate=validate.Range(0, 5, min_inclusive=False),
+        "do_sample": StrictBoolean(metadata=d("Sample instead of greedy decoding.")),
+        "temperature": StrictFloat(validate=validate.Range(0, 5, min_inclusive=False),
                                     metadata=d("Sampling only.")),
-        "top_p": fields.Float(validate=validate.Range(0, 1, min_inclusive=False),
+        "top_p": StrictFloat(validate=validate.Range(0, 1, min_inclusive=False),
                               metadata=d("Sampling only: nucleus mass.")),
-        "top_k": fields.Integer(strict=True, validate=validate.Range(min=0),
+        "top_k": StrictInteger(validate=validate.Range(min=0),
                                 metadata=d("Sampling only; 0 turns it off.")),
-        "seed": fields.Integer(strict=True, validate=validate.Range(0, 2**63 - 1),
+        "seed": StrictInteger(validate=validate.Range(0, 2**63 - 1),
                                metadata=d("Sampling only: makes the reply reproducible.")),
-        "num_beams": fields.Integer(strict=True, validate=validate.Range(1, 8),
+        "num_beams": StrictInteger(validate=validate.Range(1, 8),
                                     metadata=d("Beam search when above 1 (not with sampling).")),
-        "length_penalty": fields.Float(metadata=d("Beam search only.")),
-        "early_stopping": fields.Boolean(metadata=d("Beam search only.")),
-        "repetition_penalty": fields.Float(validate=validate.Range(0, 10, min_inclusive=False)),
-        "no_repeat_ngram_size": fields.Integer(strict=True, validate=validate.Range(0, 20)),
+        "length_penalty": StrictFloat(metadata=d("Beam search only.")),
+        "early_stopping": StrictBoolean(metadata=d("Beam search only.")),
+        "repetition_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False)),
+        "no_repeat_ngram_size": StrictInteger(validate=validate.Range(0, 20)),
         "stop": StopField(metadata=d("Up to 4 strings; generation ends before the first match.")),
     }
 
@@ -133,15 +162,14 @@ class Schemas:
             "template": fields.String(validate=validate.OneOf(list(PRESETS)),
                                       metadata={"description": "A preset: instruction and "
                                                                "generation defaults."}),
-            "max_turns": fields.Integer(
-                strict=True, validate=validate.Range(1, settings.max_messages),
+            "max_turns": StrictInteger(validate=validate.Range(1, settings.max_messages),
                 metadata={"description": "Keep at most this many recent exchanges. Default "
                                          f"{DEFAULT_MAX_TURNS}."}),
             "adapter": fields.String(allow_none=True,
                                      metadata={"description": "A configured LoRA adapter."}),
             "conversation_id": fields.String(validate=validate.Length(max=200),
                                              metadata={"description": "Echoed back; not stored."}),
-            "stream": fields.Boolean(metadata={"description": "Stream the reply as server-sent "
+            "stream": StrictBoolean(metadata={"description": "Stream the reply as server-sent "
                                                               "events."}),
             **generation_fields(settings),
         }, name="ChatRequest")()

@@ -1,31 +1,37 @@
-"""gunicorn started for real with the production config: serves, and drains a stream on SIGTERM."""
+"""gunicorn started for real with the production config and the real default model: it drains
+on SIGTERM (the stream finishes, new requests get a JSON 503), and 100 concurrent streams
+against a queue of 8 get only 200s and 429s."""
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import free_port, wait_http
-from tests.helpers import parse_sse
+from tests.helpers import parse_sse, user
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture()
-def gunicorn(smol_dir, tmp_path):
+@contextlib.contextmanager
+def gunicorn(smol_dir, tmp_path, **env_extra):
     port = free_port()
     env = {**os.environ, "MNEMO_MODEL": str(smol_dir), "MNEMO_BIND": f"127.0.0.1:{port}",
-           "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_WARMUP": "true", "MNEMO_GRACEFUL_TIMEOUT": "30"}
+           "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_WARMUP": "true", "MNEMO_GRACEFUL_TIMEOUT": "30",
+           **env_extra}
+    log = open(tmp_path / "gunicorn.log", "wb")
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_http(url + "/readyz", timeout=120)
@@ -34,26 +40,100 @@ def gunicorn(smol_dir, tmp_path):
         if proc.poll() is None:
             proc.kill()
         proc.wait(timeout=30)
+        log.close()
 
 
-def test_gunicorn_serves_and_finishes_a_stream_on_sigterm(gunicorn):
-    proc, url = gunicorn
-    with urllib.request.urlopen(url + "/api/config", timeout=10) as resp:
-        config = json.load(resp)
-    assert config["context_window"] == 8192
-    body = json.dumps({"messages": [{"role": "user", "content": "Write a long essay about Rome."}],
-                       "max_new_tokens": 120, "stream": True}).encode()
-    req = urllib.request.Request(url + "/api/chat", body, {"Content-Type": "application/json"})
-    # The real model decodes ~20 tokens/s here: SIGTERM lands early in a multi-second stream.
-    with urllib.request.urlopen(req, timeout=60) as resp:
-        first = resp.readline()
-        assert first.startswith(b"event: ")
-        proc.send_signal(signal.SIGTERM)
-        sent_at = time.monotonic()
-        rest = resp.read().decode()
-        drained_for = time.monotonic() - sent_at
-    events = parse_sse(first.decode() + rest)
-    assert drained_for > 0.5  # the stream really was still running when SIGTERM arrived
-    assert events[-1][0] == "done"
-    assert events[-1][1]["finish_reason"] in ("stop", "length")
-    assert proc.wait(timeout=60) == 0
+def post(url: str, body: dict, timeout: float = 60):
+    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
+    return urllib.request.urlopen(req, timeout=timeout)
+
+
+def error_of(url: str, body: dict | None = None) -> tuple[int, dict, dict]:
+    try:
+        if body is None:
+            urllib.request.urlopen(url, timeout=10)
+        else:
+            post(url, body, timeout=10)
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), json.load(err)
+    raise AssertionError(f"{url} answered 2xx")
+
+
+def test_sigterm_finishes_the_stream_and_refuses_new_requests_with_503(smol_dir, tmp_path):
+    with gunicorn(smol_dir, tmp_path) as (proc, url):
+        with urllib.request.urlopen(url + "/api/config", timeout=10) as resp:
+            assert json.load(resp)["context_window"] == 8192
+        body = {"messages": [user("Write a long essay about Rome.")], "max_new_tokens": 120,
+                "stream": True}
+        # The real model decodes ~20 tokens/s here: SIGTERM lands early in a multi-second stream.
+        with post(url + "/api/chat", body) as resp:
+            first = resp.readline()
+            assert first.startswith(b"event: ")
+            proc.send_signal(signal.SIGTERM)
+            sent_at = time.monotonic()
+            time.sleep(0.3)  # the signal reaches the worker
+            status, headers, err = error_of(url + "/api/chat", {"messages": [user("Hi")]})
+            assert status == 503 and err["error"]["code"] == "shutting_down"
+            assert headers["Retry-After"] == "1"
+            status, _, err = error_of(url + "/v1/chat/completions",
+                                      {"model": "x", "messages": [user("Hi")]})
+            assert status == 503 and err["error"]["type"] == "server_error"
+            assert error_of(url + "/readyz")[0] == 503  # load balancers take the host out
+            with urllib.request.urlopen(url + "/healthz", timeout=10) as alive:
+                assert alive.status == 200
+            rest = resp.read().decode()
+            drained_for = time.monotonic() - sent_at
+        events = parse_sse(first.decode() + rest)
+        assert drained_for > 0.5  # the stream really was still running when SIGTERM arrived
+        assert events[-1][0] == "done"
+        assert events[-1][1]["finish_reason"] in ("stop", "length")
+        assert proc.wait(timeout=60) == 0
+
+
+def stream_once(port: int, body: bytes) -> tuple[int, str, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        conn.request("POST", "/api/chat", body, {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        return resp.status, resp.read().decode(), dict(resp.getheaders())
+    finally:
+        conn.close()
+
+
+def test_100_concurrent_streams_with_a_queue_of_8_get_only_200_or_429(smol_dir, tmp_path):
+    with gunicorn(smol_dir, tmp_path, MNEMO_MAX_BATCH_SIZE="4", MNEMO_MAX_QUEUE="8") as (proc, url):
+        port = int(url.rsplit(":", 1)[1])
+        hello = {"messages": [user("Name three rivers.")], "max_new_tokens": 12}
+        with post(url + "/api/chat", hello) as resp:
+            expected = json.load(resp)["message"]["content"]
+        body = json.dumps({**hello, "stream": True}).encode()
+        results, failures = [], []
+        start = threading.Barrier(100)
+
+        def client():
+            start.wait()
+            try:
+                results.append(stream_once(port, body))
+            except Exception as exc:  # a reset or a timeout: exactly what must not happen
+                failures.append(repr(exc))
+
+        threads = [threading.Thread(target=client) for _ in range(100)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert failures == [] and len(results) == 100
+        statuses = [status for status, _, _ in results]
+        assert set(statuses) <= {200, 429}, statuses
+        assert statuses.count(429) > 0 and statuses.count(200) >= 12  # 4 running + 8 queued
+        for status, text, headers in results:
+            if status == 429:
+                assert json.loads(text)["error"]["code"] == "overloaded"
+                assert int(headers["Retry-After"]) >= 1
+            else:  # every accepted stream is whole, and is this conversation's own answer
+                events = parse_sse(text)
+                assert events[-1][0] == "done"
+                assert "".join(e[1]["content"] for e in events if e[0] == "delta") == expected
+        # Healthy afterwards, and the next request gets the same answer.
+        with post(url + "/api/chat", hello) as resp:
+            assert json.load(resp)["message"]["content"] == expected

@@ -51,6 +51,11 @@ def still_serving(client):
     ({**OK, "max_new_tokens": 0}, "max_new_tokens"),
     ({**OK, "max_new_tokens": 65}, "max_new_tokens"),
     ({**OK, "max_new_tokens": "8"}, "max_new_tokens"),
+    # JSON types are kept: no truthy numbers, boolean integers or numeric strings (schemathesis)
+    ({**OK, "stream": 0}, "stream"),
+    ({**OK, "do_sample": "yes"}, "do_sample"),
+    ({**OK, "max_new_tokens": True}, "max_new_tokens"),
+    ({**OK, "do_sample": True, "temperature": "0.5"}, "temperature"),
     ({**OK, "stop": ["a", "b", "c", "d", "e"]}, "stop"),
     ({**OK, "template": "pirate"}, "template"),
     ({**OK, "max_turns": 0}, "max_turns"),

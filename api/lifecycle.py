@@ -1,0 +1,99 @@
+"""Graceful shutdown: once draining, new requests get a JSON 503 while in-flight ones finish.
+
+``Drain`` counts requests from the moment the WSGI server calls the app until it closes the
+response, so a stream counts until its last byte. Under gunicorn, ``drain_on_sigterm`` (called
+from ``gunicorn.conf.py``) replaces the worker's SIGTERM handler: the worker keeps accepting,
+answers new requests 503 (``/readyz`` too, so load balancers take the host out), and stops
+once the in-flight requests are done or ``graceful_timeout`` has passed.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+
+from flask import Flask, request
+from werkzeug.wsgi import ClosingIterator
+
+from .exceptions import ShuttingDown
+
+log = logging.getLogger("mnemo.lifecycle")
+
+ALWAYS_OPEN = ("/healthz",)  # liveness: the process is alive while it drains
+
+
+class Drain:
+    def __init__(self):
+        self.draining = threading.Event()
+        self._inflight = 0
+        self._cond = threading.Condition()
+
+    @property
+    def inflight(self) -> int:
+        return self._inflight
+
+    def wrap(self, wsgi_app):
+        """WSGI middleware counting requests until their response is closed."""
+        def counted(environ, start_response):
+            with self._cond:
+                self._inflight += 1
+            try:
+                result = wsgi_app(environ, start_response)
+            except BaseException:
+                self._leave()
+                raise
+            return ClosingIterator(result, self._leave)
+        return counted
+
+    def _leave(self) -> None:
+        with self._cond:
+            self._inflight -= 1
+            self._cond.notify_all()
+
+    def begin(self) -> None:
+        self.draining.set()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no request is in flight; False if ``timeout`` passed first."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._inflight > 0:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+        return True
+
+
+def init_drain(app: Flask) -> Drain:
+    drain = Drain()
+    app.extensions["drain"] = drain
+    app.wsgi_app = drain.wrap(app.wsgi_app)
+
+    @app.before_request
+    def _refuse_while_draining():
+        if drain.draining.is_set() and request.path not in ALWAYS_OPEN:
+            raise ShuttingDown("The server is shutting down; retry on another instance or shortly.",
+                               headers={"Retry-After": "1"})
+
+    return drain
+
+
+def drain_on_sigterm(worker) -> None:
+    """Make a gunicorn worker's SIGTERM drain instead of closing its listener at once."""
+    drain: Drain = worker.wsgi.extensions["drain"]
+
+    def stop_when_idle():
+        idle = drain.wait_idle(worker.cfg.graceful_timeout)
+        log.info("drained (%s); worker stopping", "idle" if idle else "graceful_timeout passed")
+        worker.alive = False  # the gthread loop then closes its sockets and exits
+
+    def on_sigterm(_signum, _frame):
+        if drain.draining.is_set():
+            return
+        drain.begin()
+        threading.Thread(target=stop_when_idle, name="mnemo-drain", daemon=True).start()
+
+    signal.signal(signal.SIGTERM, on_sigterm)
