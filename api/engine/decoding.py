@@ -70,6 +70,11 @@ class StopMatcher:
         return out
 
 
+# Below this temperature sampling is greedy decoding (as in vLLM): dividing logits by, say,
+# 1e-38 overflows to inf, and softmax of inf is NaN.
+MIN_SAMPLING_TEMPERATURE = 1e-5
+
+
 class Sampler:
     """Pick the next token for one sequence from its logits, per its own parameters."""
 
@@ -80,7 +85,8 @@ class Sampler:
         if params.no_repeat_ngram_size > 0:
             procs.append(NoRepeatNGramLogitsProcessor(params.no_repeat_ngram_size))
         self.needs_history = bool(procs)
-        if params.do_sample:
+        self.do_sample = params.do_sample and params.temperature >= MIN_SAMPLING_TEMPERATURE
+        if self.do_sample:
             if params.temperature != 1.0:
                 procs.append(TemperatureLogitsWarper(params.temperature))
             if params.top_k > 0:
@@ -88,9 +94,8 @@ class Sampler:
             if params.top_p < 1.0:
                 procs.append(TopPLogitsWarper(params.top_p))
         self.processors = procs
-        self.do_sample = params.do_sample
         self.generator = None
-        if params.do_sample:
+        if self.do_sample:
             self.generator = torch.Generator(device=device)
             if params.seed is not None:
                 self.generator.manual_seed(params.seed)
@@ -105,5 +110,7 @@ class Sampler:
             scores = self.processors(ids, scores)
         if not self.do_sample:
             return int(scores.argmax(dim=-1))
-        probs = torch.softmax(scores, dim=-1)
+        # An extreme penalty can push a score to +inf: such tokens share the probability mass.
+        top = torch.finfo(scores.dtype).max
+        probs = torch.softmax(torch.nan_to_num(scores, nan=-torch.inf, posinf=top), dim=-1)
         return int(torch.multinomial(probs, 1, generator=self.generator))
