@@ -1,11 +1,15 @@
-"""Mnemo benchmark: starts gunicorn on the default model and prints a table of figures.
+"""Mnemo benchmark: starts the servers, measures them side by side, prints tables of figures.
 
-    .venv/bin/python bench/bench.py [--runs 3]
+    scripts/bench [--runs 3] [--no-peer]
 
-(a) HTTP latency against in-process decoding of the same prompt and token count;
-(b) aggregate tokens/s at 1, 4, 8 and 16 concurrent conversations (OpenAI API, streaming off);
-(c) first-token time at turns 1, 5, 10 and 20 of a conversation that re-sends its own replies;
-(d) trim-and-render time for histories of 10, 100 and 1,000 messages.
+(a) HTTP latency against in-process ``generate`` on the same prompt and token count;
+(b) aggregate tokens/s at 1, 4, 8 and 16 concurrent conversations (OpenAI API, greedy, 64 tokens);
+(c) first-token time at turns 1, 5, 10 and 20 of a conversation that re-sends its own replies
+    and grows to about 2,000 tokens;
+(d) trim-and-render time for histories of 10, 100 and 1,000 messages;
+(e) (b) and (c) for ``transformers serve`` with and without ``--continuous-batching`` on the same
+    weights, interleaved run by run with Mnemo's so that all share the machine's state;
+(f) a short load test under gunicorn: requests/s and p50/p95 latency, native and OpenAI API.
 Each figure is the median of --runs runs.
 """
 
@@ -14,51 +18,50 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import statistics
-import subprocess
-import sys
+import tempfile
 import threading
 import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench.servers import Server, mnemo, transformers_serve
 
 TOPICS = ["the ocean", "mountains", "bread", "trains", "music", "gardens", "rivers", "cities",
           "the moon", "forests", "coffee", "bicycles", "winter", "libraries", "birds", "clocks"]
+TURNS = (1, 5, 10, 20)
+USERS = (1, 4, 8, 16)
+med = statistics.median
 
 
-def post(url, body, stream=False):
+def post(url: str, body: dict):
     req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    return urllib.request.urlopen(req, timeout=600)
+    return urllib.request.urlopen(req, timeout=900)
 
 
-def completion(base, messages, max_tokens, stream=False):
-    body = {"model": "SmolLM2-135M-Instruct", "messages": messages, "max_tokens": max_tokens,
-            "temperature": 0, "stream": stream}
-    if stream:
-        body["stream_options"] = {"include_usage": True}
-    return post(base + "/v1/chat/completions", body)
+def completion(server: Server, messages: list[dict], max_tokens: int, stream: bool = False):
+    return post(server.base + "/v1/chat/completions", {
+        "model": server.model, "messages": messages, "max_tokens": max_tokens, "temperature": 0,
+        "stream": stream})
 
 
-def ignore_eos_prompt(topic):
+def essay(topic: str) -> list[dict]:
     return [{"role": "user", "content": f"Write a long, detailed essay about {topic}."}]
 
 
-def bench_overhead(base, engine_dir, tokens=64):
+def bench_overhead(server: Server, engine_dir: Path, tokens: int = 64):
     """(a) one request over HTTP vs the same prompt decoded in-process by transformers."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    messages = ignore_eos_prompt("the ocean")
+    messages = essay("the ocean")
     t = time.perf_counter()
-    body = json.load(completion(base, messages, tokens))
+    body = json.load(completion(server, messages, tokens))
     http_s = time.perf_counter() - t
     n = body["usage"]["completion_tokens"]
     tok = AutoTokenizer.from_pretrained(engine_dir)
     model = AutoModelForCausalLM.from_pretrained(engine_dir).eval()
-    torch.set_num_threads(os.cpu_count())
     ids = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt")["input_ids"]
     with torch.inference_mode():
         model.generate(ids, max_new_tokens=4, do_sample=False)
@@ -70,12 +73,16 @@ def bench_overhead(base, engine_dir, tokens=64):
     return http_s, local_s, n
 
 
-def bench_concurrency(base, users, tokens=64):
-    """(b) aggregate completion tokens per second with `users` conversations at once."""
+def bench_concurrency(server: Server, users: int, run: int, tokens: int = 64) -> float:
+    """(b) aggregate completion tokens per second with ``users`` conversations at once.
+
+    Every prompt is new to the server (no prefix cache hit beyond the chat template's start).
+    """
     counts = [0] * users
 
     def one(i):
-        body = json.load(completion(base, ignore_eos_prompt(TOPICS[i % len(TOPICS)] + f" ({i})"), tokens))
+        topic = f"{TOPICS[i % len(TOPICS)]} (essay {i} of run {run})"
+        body = json.load(completion(server, essay(topic), tokens))
         counts[i] = body["usage"]["completion_tokens"]
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(users)]
@@ -87,35 +94,46 @@ def bench_concurrency(base, users, tokens=64):
     return sum(counts) / (time.perf_counter() - t)
 
 
-def first_token_time(base, messages):
+def first_token_time(server: Server, messages: list[dict], tokens: int = 64):
     t = time.perf_counter()
-    resp = completion(base, messages, 48, stream=True)
     first, text = None, ""
-    for line in resp:
-        line = line.decode().strip()
-        if not line.startswith("data: ") or line == "data: [DONE]":
-            continue
-        chunk = json.loads(line[6:])
-        if chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
-            first = first or time.perf_counter() - t
-            text += chunk["choices"][0]["delta"]["content"]
+    with completion(server, messages, tokens, stream=True) as resp:
+        for line in resp:
+            line = line.decode().strip()
+            if not line.startswith("data: ") or line == "data: [DONE]":
+                continue
+            chunk = json.loads(line[6:])
+            delta = chunk["choices"][0]["delta"].get("content") if chunk.get("choices") else None
+            if delta:
+                first = first or time.perf_counter() - t
+                text += delta
     return first, text
 
 
-def bench_turns(base, marks=(1, 5, 10, 20)):
-    """(c) first-token time as a conversation grows, re-sending its own replies."""
+def user_turn(turn: int, conversation: int = 0) -> dict:
+    topic = TOPICS[(turn + conversation) % len(TOPICS)]
+    return {"role": "user", "content": (
+        f"Talk {conversation}, part {turn}: tell me something new about {topic}, in detail. Mention one "
+        f"fact you have not mentioned before, and explain why it matters to people who live "
+        f"near {topic} or care about {topic}.")}
+
+
+def bench_turns(server: Server, conversation: int):
+    """(c) first-token time as a conversation grows, re-sending its own replies.
+
+    Each run is a new conversation: a repeat of an earlier one would find its turns cached.
+    """
     messages, out = [], {}
-    for turn in range(1, max(marks) + 1):
-        messages.append({"role": "user", "content": f"Tell me something new about {TOPICS[turn % 16]}, "
-                                                    f"in detail, as part {turn} of our talk."})
-        ttft, reply = first_token_time(base, messages)
+    for turn in range(1, max(TURNS) + 1):
+        messages.append(user_turn(turn, conversation))
+        ttft, reply = first_token_time(server, messages)
         messages.append({"role": "assistant", "content": reply or "..."})
-        if turn in marks:
+        if turn in TURNS:
             out[turn] = ttft
-    return out, messages
+    return out, messages[:-1]  # the history the turn-20 request sent
 
 
-def bench_trim(engine_dir, sizes=(10, 100, 1000)):
+def bench_trim(engine_dir: Path, sizes=(10, 100, 1000)):
     """(d) trim + render time for long histories, default max_turns and unlimited."""
     from transformers import AutoTokenizer
 
@@ -133,52 +151,111 @@ def bench_trim(engine_dir, sizes=(10, 100, 1000)):
                 builder.build(msgs, system="You are helpful.", max_new_tokens=256,
                               context_window=8192, max_turns=max_turns)
                 times.append(time.perf_counter() - t)
-            out[(n, max_turns)] = statistics.median(times) * 1000
+            out[(n, max_turns)] = med(times) * 1000
     return out
+
+
+def bench_load(server: Server, api: str, requests: int = 48, concurrency: int = 8, tokens: int = 16):
+    """(f) ``requests`` requests, ``concurrency`` at a time: requests/s and latency percentiles."""
+    latencies, lock, next_i = [], threading.Lock(), [0]
+
+    def body(i):
+        messages = [{"role": "user", "content": f"Give me one tip about {TOPICS[i % len(TOPICS)]}."}]
+        if api == "native":
+            return "/api/chat", {"messages": messages, "max_new_tokens": tokens}
+        return "/v1/chat/completions", {"model": server.model, "messages": messages,
+                                        "max_tokens": tokens, "temperature": 0}
+
+    def worker():
+        while True:
+            with lock:
+                i, next_i[0] = next_i[0], next_i[0] + 1
+            if i >= requests:
+                return
+            path, payload = body(i)
+            t = time.perf_counter()
+            with post(server.base + path, payload) as resp:
+                resp.read()
+            with lock:
+                latencies.append(time.perf_counter() - t)
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    t = time.perf_counter()
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    wall = time.perf_counter() - t
+    q = statistics.quantiles(latencies, n=20)
+    return requests / wall, med(latencies), q[18]
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--port", type=int, default=8123)
+    parser.add_argument("--no-peer", action="store_true", help="measure Mnemo only")
     args = parser.parse_args()
+    from transformers import AutoTokenizer
+
     from api.config import Settings
     from api.engine.loader import resolve_source
 
-    engine_dir = resolve_source(Settings.load())[0]
-    base = f"http://127.0.0.1:{args.port}"
-    env = {**os.environ, "MNEMO_BIND": f"127.0.0.1:{args.port}", "MNEMO_MAX_QUEUE": "64"}
-    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
-                              cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    engine_dir = Path(resolve_source(Settings.load())[0])
+    servers = [mnemo(args.port, "SmolLM2-135M-Instruct")]
+    if not args.no_peer:
+        servers += [transformers_serve(args.port + 1, engine_dir, continuous_batching=False),
+                    transformers_serve(args.port + 2, engine_dir, continuous_batching=True)]
+    logs = Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, "
+          f"python {platform.python_version()}; runs: {args.runs}; server logs: {logs}")
     try:
-        for _ in range(300):
-            try:
-                if urllib.request.urlopen(base + "/readyz", timeout=2).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.5)
-        med = statistics.median
-        over = [bench_overhead(base, engine_dir) for _ in range(args.runs)]
+        for s in servers:
+            s.start(logs)
+        for s in servers:
+            s.wait_ready()
+            json.load(completion(s, essay("warm-up"), 8))
+        ours = servers[0]
+        over = [bench_overhead(ours, engine_dir) for _ in range(args.runs)]
         http_s, local_s = med(o[0] for o in over), med(o[1] for o in over)
         print(f"(a) {over[0][2]} tokens: HTTP {http_s:.2f} s, in-process generate {local_s:.2f} s, "
               f"overhead {100 * (http_s / local_s - 1):+.1f} %")
-        for users in (1, 4, 8, 16):
-            rate = med(bench_concurrency(base, users) for _ in range(args.runs))
-            print(f"(b) {users:2d} concurrent: {rate:6.1f} tok/s aggregate")
-        runs = [bench_turns(base) for _ in range(args.runs)]
-        for turn in (1, 5, 10, 20):
-            print(f"(c) turn {turn:2d}: first token {med(r[0][turn] for r in runs):.3f} s")
-        from transformers import AutoTokenizer
 
+        rates = {s.name: {u: [] for u in USERS} for s in servers}
+        for users in USERS:
+            for run in range(args.runs):
+                for s in servers:  # interleaved: every server sees the same machine state
+                    rates[s.name][users].append(bench_concurrency(s, users, run))
+        print("\n(b) aggregate tok/s | " + " | ".join(f"{u} concurrent" for u in USERS))
+        for s in servers:
+            print(f"{s.name} | " + " | ".join(f"{med(rates[s.name][u]):.1f}" for u in USERS))
 
+        turns = {s.name: [] for s in servers}
+        for run in range(args.runs):
+            for s in servers:
+                turns[s.name].append(bench_turns(s, conversation=run + 1))
         tok = AutoTokenizer.from_pretrained(engine_dir)
-        history_tokens = len(tok.apply_chat_template(runs[0][1], tokenize=True)["input_ids"])
-        print(f"(c) history at turn 20: {history_tokens} tokens")
+        print("\n(c) first token, s | " + " | ".join(f"turn {t}" for t in TURNS)
+              + " | turn 20 / turn 1 | history at turn 20")
+        for s in servers:
+            ttft = {t: med(r[0][t] for r in turns[s.name]) for t in TURNS}
+            history = len(tok.apply_chat_template(turns[s.name][0][1], tokenize=True,
+                                                  add_generation_prompt=True)["input_ids"])
+            print(f"{s.name} | " + " | ".join(f"{ttft[t]:.3f}" for t in TURNS)
+                  + f" | {ttft[20] / ttft[1]:.2f}x | {history} tokens")
+
+        print("\n(d) trim + render")
         for (n, max_turns), ms in bench_trim(engine_dir).items():
-            print(f"(d) {n:4d} messages, max_turns={max_turns}: {ms:.2f} ms")
+            print(f"{n:4d} messages, max_turns={max_turns}: {ms:.2f} ms")
+
+        print("\n(f) load, 48 requests x 16 tokens, 8 at a time | requests/s | p50 s | p95 s")
+        for api in ("native", "openai"):
+            runs = [bench_load(ours, api) for _ in range(args.runs)]
+            print(f"{api} | {med(r[0] for r in runs):.2f} | {med(r[1] for r in runs):.2f} | "
+                  f"{med(r[2] for r in runs):.2f}")
     finally:
-        server.terminate()
-        server.wait(timeout=60)
+        for s in servers:
+            s.stop()
 
 
 if __name__ == "__main__":

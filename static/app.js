@@ -73,6 +73,24 @@
   }
 
   // -- settings ------------------------------------------------------------------------
+  const KEY = "mnemo.v1.apikey"; // one key for the server, not per conversation
+  function authHeaders() {
+    const key = localStorage.getItem(KEY);
+    return key ? { Authorization: "Bearer " + key } : {};
+  }
+  let configProblem = false; // the banner shows why the server's config is missing
+  async function loadConfig() {
+    let problem;
+    try {
+      const resp = await fetch("/api/config", { headers: authHeaders() });
+      if (resp.ok) config = await resp.json();
+      else problem = resp.status === 401 ? "This server needs an API key: enter it under Settings."
+        : "The server is not ready yet; defaults are used until it is.";
+    } catch (e) { problem = "The server cannot be reached; your conversations are still here."; }
+    if (problem) banner(problem);
+    else if (configProblem) $("banner").hidden = true;
+    configProblem = Boolean(problem);
+  }
   function fillSettings() {
     const s = current.settings;
     const tpl = $("set-template"); tpl.replaceChildren();
@@ -90,6 +108,7 @@
     $("set-max-new").value = s.max_new_tokens;
     $("set-temperature").value = s.temperature;
     $("set-system").value = s.system || "";
+    $("set-apikey").value = localStorage.getItem(KEY) || "";
   }
   function readSettings() {
     const num = (id, fallback) => { const v = Number($(id).value); return Number.isFinite(v) && v > 0 ? v : fallback; };
@@ -184,9 +203,7 @@
     const node = () => document.querySelector(`.msg[data-index="${userIndex + 1}"] .body`);
     let failure = null, lastSave = 0;
     try {
-      const headers = { "Content-Type": "application/json" };
-      const key = localStorage.getItem("mnemo.v1.apikey");
-      if (key) headers.Authorization = "Bearer " + key;
+      const headers = { "Content-Type": "application/json", ...authHeaders() };
       const resp = await fetch("/api/chat", { method: "POST", headers, signal: controller.signal,
                                               body: JSON.stringify(requestBody(historyFor(userIndex))) });
       if (!resp.ok) {
@@ -306,6 +323,12 @@
     });
     $("toggle-settings").onclick = () => { $("settings").hidden = !$("settings").hidden; };
     $("settings").addEventListener("change", readSettings);
+    $("set-apikey").addEventListener("change", async (e) => {
+      const key = e.target.value.trim();
+      if (key) localStorage.setItem(KEY, key); else localStorage.removeItem(KEY);
+      await loadConfig();
+      if (current) fillSettings();
+    });
     $("show-sidebar").onclick = () => document.body.classList.toggle("sidebar-open");
     $("toggle-sidebar").onclick = () => document.body.classList.remove("sidebar-open");
     // Another tab changed a conversation: refresh the list, and this one if it is open here
@@ -324,11 +347,7 @@
 
   async function start() {
     wire();
-    try {
-      const resp = await fetch("/api/config");
-      if (resp.ok) config = await resp.json();
-      else banner("The server is not ready yet; defaults are used until it is.");
-    } catch (e) { banner("The server cannot be reached; your conversations are still here."); }
+    await loadConfig();
     const last = localStorage.getItem("mnemo.v1.current");
     const convs = S.list();
     if (last && S.read(last)) open(last);

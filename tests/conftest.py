@@ -4,8 +4,12 @@ built with ``create_app``, and live servers on loopback for tests that need real
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,6 +22,7 @@ from werkzeug.serving import make_server
 from api import create_app
 from api.engine.loader import dequantized_dir, embedded_gguf
 
+ROOT = Path(__file__).resolve().parents[1]
 CACHE_DIR = Path(os.environ.get("MNEMO_CACHE_DIR", Path.home() / ".cache" / "mnemo"))
 
 
@@ -138,3 +143,26 @@ def wait_http(url: str, timeout: float = 120) -> None:
         except OSError:
             time.sleep(0.3)
     raise RuntimeError(f"{url} never answered 200")
+
+
+@contextlib.contextmanager
+def run_gunicorn(model_dir, tmp_path, **env_extra):
+    """gunicorn started for real with gunicorn.conf.py on ``model_dir``; yields (process, url)."""
+    port = free_port()
+    env = {**os.environ, "MNEMO_MODEL": str(model_dir), "MNEMO_BIND": f"127.0.0.1:{port}",
+           "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_WARMUP": "true", "MNEMO_GRACEFUL_TIMEOUT": "30",
+           **env_extra}
+    log = open(tmp_path / "gunicorn.log", "wb")
+    # Its own process group, so that killing the group takes the workers down with the master.
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(url + "/readyz", timeout=120)
+        yield proc, url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        log.close()

@@ -4,43 +4,16 @@ against a queue of 8 get only 200s and 429s."""
 
 from __future__ import annotations
 
-import contextlib
 import http.client
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
-from tests.conftest import free_port, wait_http
+from tests.conftest import run_gunicorn as gunicorn
 from tests.helpers import parse_sse, user
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@contextlib.contextmanager
-def gunicorn(smol_dir, tmp_path, **env_extra):
-    port = free_port()
-    env = {**os.environ, "MNEMO_MODEL": str(smol_dir), "MNEMO_BIND": f"127.0.0.1:{port}",
-           "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_WARMUP": "true", "MNEMO_GRACEFUL_TIMEOUT": "30",
-           **env_extra}
-    log = open(tmp_path / "gunicorn.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(url + "/readyz", timeout=120)
-        yield proc, url
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=30)
-        log.close()
 
 
 def post(url: str, body: dict, timeout: float = 60):

@@ -278,3 +278,106 @@ def test_page_has_csp_and_works_at_phone_width(browser, live):
         expect(page.locator("#conv-list li")).to_have_count(1)
     finally:
         ctx.close()
+
+
+@pytest.fixture(scope="module")
+def keyed_live(tiny_dir, lora_dir, tmp_path_factory):
+    from api import create_app
+    from tests.conftest import tiny_config, wait_ready
+
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, api_keys=("page-key",)))
+    wait_ready(app)
+    server = LiveServer(app)
+    yield server
+    server.close()
+
+
+def test_api_key_entered_in_settings_unlocks_a_keyed_server(context, keyed_live):
+    page = context.new_page()
+    page.goto(keyed_live.url)
+    expect(page.locator("#banner")).to_contain_text("needs an API key")
+    page.click("#toggle-settings")
+    page.fill("#set-apikey", "page-key")
+    page.dispatch_event("#set-apikey", "change")
+    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    expect(page.locator("#banner")).to_be_hidden()
+    send(page, "Hello with a key")
+    wait_reply(page, 2)
+    expect(page.locator(".msg.assistant .report")).to_have_text("history: 1/1 messages used")
+    page.reload()  # the key stays in this browser
+    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    expect(page.locator("#banner")).to_be_hidden()
+
+
+def test_rename_regenerate_edit_and_delete(context, live):
+    page = open_page(context, live.url)
+    bodies = []
+    record_chat_bodies(page, bodies)
+    answers = iter(["Trip plans", "Hi again"])  # the prompt() dialogs, in order
+    page.on("dialog", lambda d: d.accept(next(answers)) if d.type == "prompt" else d.accept())
+    send(page, "Hello")
+    wait_reply(page, 2)
+    page.click("#rename-conv")
+    expect(page.locator("#conv-title")).to_have_text("Trip plans")
+    assert stored(page)[0]["title"] == "Trip plans"
+
+    page.click("text=Regenerate")
+    wait_reply(page, 2)
+    assert bodies[-1]["messages"] == [{"role": "user", "content": "Hello"}]
+    assert page.locator(".msg").count() == 2  # the old reply was replaced, not kept
+
+    page.locator(".msg.user").first.locator("text=Edit").click()
+    wait_reply(page, 2)
+    assert bodies[-1]["messages"] == [{"role": "user", "content": "Hi again"}]
+    conv = stored(page)[0]
+    assert conv["messages"][0]["content"] == "Hi again" and len(conv["messages"]) == 2
+
+    doomed = conv["id"]
+    page.click("#delete-conv")  # confirm() is accepted
+    page.wait_for_function(f"() => !window.MnemoStore.read({json.dumps(doomed)})")
+    assert all(c["id"] != doomed for c in stored(page))
+    expect(page.locator("#conv-title")).not_to_have_text("Trip plans")
+    assert page.errors == []
+
+
+def test_server_killed_mid_answer_keeps_the_partial_reply(context, smol_dir, tmp_path, app):
+    import os
+    import signal
+
+    from tests.conftest import run_gunicorn
+
+    with run_gunicorn(smol_dir, tmp_path) as (proc, url):
+        page = open_page_without_adapters(context, url)
+        page.click("#toggle-settings")
+        page.fill("#set-max-new", "400")
+        page.dispatch_event("#set-max-new", "change")
+        send(page, "Write a very long story about a lighthouse keeper.")
+        page.wait_for_function(
+            "() => (document.querySelector('.msg.assistant .body') || {}).textContent?.length > 20")
+        os.killpg(proc.pid, signal.SIGKILL)  # master and worker: the connection just dies
+        page.wait_for_selector(".msg.assistant.failed")
+    assert page.locator(".msg.assistant .body").inner_text().strip()
+    expect(page.locator(".msg.user .meta")).to_contain_text("Failed")
+    # A server is back on the same address (same origin, same localStorage): nothing the user
+    # typed or saw was lost.
+    server = LiveServer(app, port=int(url.rsplit(":", 1)[1]))
+    try:
+        page.reload()
+        page.wait_for_selector(".msg.assistant")
+        saved = stored(page)[0]["messages"]
+        assert saved[0]["content"] == "Write a very long story about a lighthouse keeper."
+        assert saved[0]["status"] == "failed" and saved[1]["status"] == "failed"
+        assert len(saved[1]["content"]) > 20  # the partial reply itself was saved
+        expect(page.locator(".msg.user .meta")).to_contain_text("Failed")
+    finally:
+        server.close()
+
+
+def open_page_without_adapters(context, url):
+    """The default model has no adapters: wait for the config's presets instead."""
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(url)
+    page.wait_for_function("() => document.querySelector('#set-template').options.length > 1")
+    return page

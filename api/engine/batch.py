@@ -15,10 +15,15 @@ from .kvcache import KV
 
 
 def cache_from(kv: KV) -> DynamicCache:
-    """Build a cache holding the given per-layer keys and values."""
+    """Build a cache holding the given per-layer keys and values, without copying them.
+
+    Nothing here writes into a cache tensor in place (every update concatenates, pads or
+    selects into new ones), so the layers may share the prefix cache's tensors.
+    """
     cache = DynamicCache()
     for layer, (k, v) in enumerate(kv):
-        cache.update(k, v, layer)
+        cache.update(k[:, :, :0], v[:, :, :0], layer)  # creates and initialises the layer
+        cache.layers[layer].keys, cache.layers[layer].values = k, v
     return cache
 
 
@@ -55,6 +60,12 @@ def select(cache: DynamicCache, keep: list[int], drop_left: int) -> None:
 
 
 def row_kv(cache: DynamicCache, row: int, length: int) -> KV:
-    """Copy out one row's real (rightmost ``length``) positions, detached from the batch."""
+    """One row's real (rightmost ``length``) positions, detached from the batch.
+
+    A row that is the whole cache (a batch of one, unpadded) is returned as is: the batch is
+    about to be dropped, and copying a long conversation's KV would delay the next request.
+    """
+    if cache.layers[0].keys.shape[0] == 1 and cache_length(cache) == length:
+        return [(layer.keys, layer.values) for layer in cache.layers]
     return [(layer.keys[row:row + 1, :, -length:].clone(), layer.values[row:row + 1, :, -length:].clone())
             for layer in cache.layers]

@@ -1,0 +1,1 @@
+"""Benchmarks: ``scripts/bench`` runs ``python -m bench.bench``."""

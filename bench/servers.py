@@ -1,0 +1,76 @@
+"""Start and stop the servers the benchmark compares, all on loopback and on the same weights.
+
+Mnemo runs as in production (gunicorn with gunicorn.conf.py); the peer is ``transformers
+serve`` (HuggingFace's own OpenAI-compatible server), with and without continuous batching,
+loading the same converted safetensors directory in fp32.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    model: str  # the name the OpenAI API expects in "model"
+    cmd: list[str]
+    env: dict = field(default_factory=dict)
+    ready_path: str = "/readyz"
+    proc: subprocess.Popen | None = None
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, log_dir: Path) -> None:
+        log = open(log_dir / f"{self.name.replace(' ', '_')}.log", "wb")
+        self.proc = subprocess.Popen(self.cmd, cwd=ROOT, env={**os.environ, **self.env},
+                                     stdout=log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}; see its log")
+            try:
+                with urllib.request.urlopen(self.base + self.ready_path, timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.5)
+        raise RuntimeError(f"{self.name} was not ready after {timeout} s")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def mnemo(port: int, model_id: str) -> Server:
+    return Server("mnemo", port, model_id,
+                  [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+                  env={"MNEMO_BIND": f"127.0.0.1:{port}", "MNEMO_MAX_QUEUE": "64"})
+
+
+def transformers_serve(port: int, model_dir: Path, continuous_batching: bool) -> Server:
+    cmd = [str(Path(sys.executable).parent / "transformers"), "serve", str(model_dir),
+           "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32"]
+    name = "transformers serve"
+    if continuous_batching:
+        cmd.append("--continuous-batching")
+        name += " --continuous-batching"
+    return Server(name, port, str(model_dir), cmd, env={"HF_HUB_OFFLINE": "1"},
+                  ready_path="/v1/models")
