@@ -112,6 +112,13 @@ def load(settings: Settings) -> Loaded:
     """Load model, tokenizer and adapters as the settings say; the model is in eval mode."""
     source, model_id = resolve_source(settings)
     device, dtype = pick_device(settings)
+    if device.type == "cpu":
+        # transformers repeats each key/value head for every query head before a masked SDPA
+        # call unless told the kernel handles grouped-query attention itself; torch's CPU
+        # kernel does, and skipping the copy makes a prefill over a long cached history faster
+        # (60 new tokens over 2,300 cached ones: 198 -> 180 ms, identical logits). On CUDA a
+        # masked GQA call would fall back to the slow math kernel, so it stays off there.
+        os.environ.setdefault("TRANSFORMERS_SDPA_FORCE_GQA", "1")
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
     if settings.adapters:
