@@ -117,8 +117,10 @@ def test_context_too_long(tiny_dir, lora_dir, tmp_path_factory):
     assert "56" in err["message"]  # the budget: 64 less 8 reserved for the reply
 
 
-def test_internal_error_is_json_without_traceback(tiny_dir, lora_dir, tmp_path_factory):
+def test_internal_error_is_json_without_traceback(tiny_dir, lora_dir, tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("FLASK_DEBUG", "1")  # debug cannot be switched on from the environment
     app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory))
+    assert app.debug is False
 
     @app.get("/__boom")
     def boom():
