@@ -77,20 +77,21 @@ def generation_fields(settings: Settings) -> dict:
         return {"description": text}
 
     return {
-        "max_new_tokens": StrictInteger(validate=validate.Range(1, settings.max_new_tokens_limit),
+        "max_new_tokens": StrictInteger(
+            validate=validate.Range(1, settings.max_new_tokens_limit),
             metadata=d("Most tokens to generate; reserved before any history is kept. "
                        f"Default {settings.default_max_new_tokens}.")),
         "do_sample": StrictBoolean(metadata=d("Sample instead of greedy decoding.")),
         "temperature": StrictFloat(validate=validate.Range(0, 5, min_inclusive=False),
-                                    metadata=d("Sampling only.")),
+                                   metadata=d("Sampling only; below 1e-5 it decodes greedily.")),
         "top_p": StrictFloat(validate=validate.Range(0, 1, min_inclusive=False),
-                              metadata=d("Sampling only: nucleus mass.")),
+                             metadata=d("Sampling only: nucleus mass.")),
         "top_k": StrictInteger(validate=validate.Range(min=0),
-                                metadata=d("Sampling only; 0 turns it off.")),
+                               metadata=d("Sampling only; 0 turns it off.")),
         "seed": StrictInteger(validate=validate.Range(0, 2**63 - 1),
-                               metadata=d("Sampling only: makes the reply reproducible.")),
+                              metadata=d("Sampling only: makes the reply reproducible.")),
         "num_beams": StrictInteger(validate=validate.Range(1, 8),
-                                    metadata=d("Beam search when above 1 (not with sampling).")),
+                                   metadata=d("Beam search when above 1 (not with sampling).")),
         "length_penalty": StrictFloat(metadata=d("Beam search only.")),
         "early_stopping": StrictBoolean(metadata=d("Beam search only.")),
         "repetition_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False)),
@@ -162,7 +163,8 @@ class Schemas:
             "template": fields.String(validate=validate.OneOf(list(PRESETS)),
                                       metadata={"description": "A preset: instruction and "
                                                                "generation defaults."}),
-            "max_turns": StrictInteger(validate=validate.Range(1, settings.max_messages),
+            "max_turns": StrictInteger(
+                validate=validate.Range(1, settings.max_messages),
                 metadata={"description": "Keep at most this many recent exchanges. Default "
                                          f"{DEFAULT_MAX_TURNS}."}),
             "adapter": fields.String(allow_none=True,

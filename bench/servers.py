@@ -14,6 +14,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,15 +28,16 @@ class Server:
     env: dict = field(default_factory=dict)
     ready_path: str = "/readyz"
     proc: subprocess.Popen | None = None
+    log: BinaryIO | None = None
 
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, log_dir: Path) -> None:
-        log = open(log_dir / f"{self.name.replace(' ', '_')}.log", "wb")
+        self.log = open(log_dir / f"{self.name.replace(' ', '_')}.log", "wb")
         self.proc = subprocess.Popen(self.cmd, cwd=ROOT, env={**os.environ, **self.env},
-                                     stdout=log, stderr=subprocess.STDOUT)
+                                     stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 600) -> None:
         deadline = time.monotonic() + timeout
@@ -57,6 +59,8 @@ class Server:
                 self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+        if self.log:
+            self.log.close()
 
 
 def mnemo(port: int, model_id: str) -> Server:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+import urllib.request
 
 
 def user(text: str) -> dict:
@@ -12,6 +13,13 @@ def user(text: str) -> dict:
 
 def assistant(text: str) -> dict:
     return {"role": "assistant", "content": text}
+
+
+def post_json(url: str, body: dict, headers: dict | None = None, timeout: float = 60):
+    """POST ``body`` as JSON over real HTTP; return the open response (HTTPError on 4xx/5xx)."""
+    req = urllib.request.Request(url, json.dumps(body).encode(),
+                                 {"Content-Type": "application/json", **(headers or {})})
+    return urllib.request.urlopen(req, timeout=timeout)
 
 
 def parse_sse(text: str) -> list[tuple[str | None, object]]:

@@ -7,14 +7,13 @@ import json
 import socket
 import threading
 import time
-import urllib.request
 import weakref
 
 import pytest
 
 from api import create_app
 from tests.conftest import LiveServer, tiny_config, wait_ready
-from tests.helpers import sleep_each_step, user, wrap_forward
+from tests.helpers import post_json, sleep_each_step, user, wrap_forward
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +28,7 @@ def roomy(tiny_dir, lora_dir, tmp_path_factory):
 
 
 def chat(url: str, body: dict) -> dict:
-    req = urllib.request.Request(url + "/api/chat", json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as resp:
+    with post_json(url + "/api/chat", body) as resp:
         return json.load(resp)
 
 

@@ -13,12 +13,7 @@ import urllib.error
 import urllib.request
 
 from tests.conftest import run_gunicorn as gunicorn
-from tests.helpers import parse_sse, user
-
-
-def post(url: str, body: dict, timeout: float = 60):
-    req = urllib.request.Request(url, json.dumps(body).encode(), {"Content-Type": "application/json"})
-    return urllib.request.urlopen(req, timeout=timeout)
+from tests.helpers import parse_sse, post_json, user
 
 
 def error_of(url: str, body: dict | None = None) -> tuple[int, dict, dict]:
@@ -26,7 +21,7 @@ def error_of(url: str, body: dict | None = None) -> tuple[int, dict, dict]:
         if body is None:
             urllib.request.urlopen(url, timeout=10)
         else:
-            post(url, body, timeout=10)
+            post_json(url, body, timeout=10)
     except urllib.error.HTTPError as err:
         return err.code, dict(err.headers), json.load(err)
     raise AssertionError(f"{url} answered 2xx")
@@ -39,7 +34,7 @@ def test_sigterm_finishes_the_stream_and_refuses_new_requests_with_503(smol_dir,
         body = {"messages": [user("Write a long essay about Rome.")], "max_new_tokens": 120,
                 "stream": True}
         # The real model decodes ~20 tokens/s here: SIGTERM lands early in a multi-second stream.
-        with post(url + "/api/chat", body) as resp:
+        with post_json(url + "/api/chat", body) as resp:
             first = resp.readline()
             assert first.startswith(b"event: ")
             proc.send_signal(signal.SIGTERM)
@@ -77,7 +72,7 @@ def test_100_concurrent_streams_with_a_queue_of_8_get_only_200_or_429(smol_dir, 
     with gunicorn(smol_dir, tmp_path, MNEMO_MAX_BATCH_SIZE="4", MNEMO_MAX_QUEUE="8") as (proc, url):
         port = int(url.rsplit(":", 1)[1])
         hello = {"messages": [user("Name three rivers.")], "max_new_tokens": 12}
-        with post(url + "/api/chat", hello) as resp:
+        with post_json(url + "/api/chat", hello) as resp:
             expected = json.load(resp)["message"]["content"]
         body = json.dumps({**hello, "stream": True}).encode()
         results, failures = [], []
@@ -108,5 +103,5 @@ def test_100_concurrent_streams_with_a_queue_of_8_get_only_200_or_429(smol_dir, 
                 assert events[-1][0] == "done"
                 assert "".join(e[1]["content"] for e in events if e[0] == "delta") == expected
         # Healthy afterwards, and the next request gets the same answer.
-        with post(url + "/api/chat", hello) as resp:
+        with post_json(url + "/api/chat", hello) as resp:
             assert json.load(resp)["message"]["content"] == expected

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import urllib.request
 
 import pytest
 
 from api import create_app
 from tests.conftest import LiveServer, tiny_config, wait_ready
-from tests.helpers import user
+from tests.helpers import post_json, user
 
 KEY = "schemathesis-key"
 
@@ -67,10 +66,8 @@ def keyed_live(tiny_dir, lora_dir, tmp_path_factory):
 
 
 def _chat(url: str) -> dict:
-    body = json.dumps({"messages": [user("Hello")], "max_new_tokens": 6}).encode()
-    req = urllib.request.Request(url + "/api/chat", body, {
-        "Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
-    with urllib.request.urlopen(req, timeout=60) as resp:
+    body = {"messages": [user("Hello")], "max_new_tokens": 6}
+    with post_json(url + "/api/chat", body, {"Authorization": f"Bearer {KEY}"}) as resp:
         return json.load(resp)
 
 

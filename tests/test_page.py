@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
-from tests.conftest import LiveServer, free_port
+from api import create_app
+from tests.conftest import LiveServer, free_port, run_gunicorn, tiny_config, wait_ready
 from tests.helpers import sleep_each_step, wrap_forward
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -29,15 +32,27 @@ def context(browser):
     ctx.close()
 
 
-def open_page(context, url):
+def open_page(context, url, loaded="#set-adapter"):
+    """Open the page and wait until the server's config filled ``loaded`` (a select)."""
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url)
     expect(page.locator("#conv-title")).to_be_visible()
-    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    page.wait_for_function(f"() => document.querySelector('{loaded}').options.length > 1")
     page.errors = errors
     return page
+
+
+def set_max_new_tokens(page, n: int) -> None:
+    page.click("#toggle-settings")
+    page.fill("#set-max-new", str(n))
+    page.dispatch_event("#set-max-new", "change")
+
+
+def wait_partial_reply(page, chars: int) -> None:
+    page.wait_for_function("() => (document.querySelector('.msg.assistant .body') || {})"
+                           f".textContent?.length > {chars}")
 
 
 def send(page, text):
@@ -92,12 +107,9 @@ def test_conversation_survives_reload(context, live):
 def test_stop_keeps_the_partial_answer(context, live, app, monkeypatch):
     wrap_forward(monkeypatch, app, sleep_each_step(0.05))
     page = open_page(context, live.url)
-    page.click("#toggle-settings")
-    page.fill("#set-max-new", "64")
-    page.dispatch_event("#set-max-new", "change")
+    set_max_new_tokens(page, 64)
     send(page, "Talk for a while")
-    page.wait_for_function(
-        "() => (document.querySelector('.msg.assistant .body') || {}).textContent?.length > 5")
+    wait_partial_reply(page, 5)
     page.click("#stop")
     wait_reply(page, 2)
     expect(page.locator(".msg.assistant .meta")).to_contain_text("stopped")
@@ -282,9 +294,6 @@ def test_page_has_csp_and_works_at_phone_width(browser, live):
 
 @pytest.fixture(scope="module")
 def keyed_live(tiny_dir, lora_dir, tmp_path_factory):
-    from api import create_app
-    from tests.conftest import tiny_config, wait_ready
-
     app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, api_keys=("page-key",)))
     wait_ready(app)
     server = LiveServer(app)
@@ -341,19 +350,11 @@ def test_rename_regenerate_edit_and_delete(context, live):
 
 
 def test_server_killed_mid_answer_keeps_the_partial_reply(context, smol_dir, tmp_path, app):
-    import os
-    import signal
-
-    from tests.conftest import run_gunicorn
-
     with run_gunicorn(smol_dir, tmp_path) as (proc, url):
-        page = open_page_without_adapters(context, url)
-        page.click("#toggle-settings")
-        page.fill("#set-max-new", "400")
-        page.dispatch_event("#set-max-new", "change")
+        page = open_page(context, url, loaded="#set-template")  # the default model: no adapters
+        set_max_new_tokens(page, 400)
         send(page, "Write a very long story about a lighthouse keeper.")
-        page.wait_for_function(
-            "() => (document.querySelector('.msg.assistant .body') || {}).textContent?.length > 20")
+        wait_partial_reply(page, 20)
         os.killpg(proc.pid, signal.SIGKILL)  # master and worker: the connection just dies
         page.wait_for_selector(".msg.assistant.failed")
     assert page.locator(".msg.assistant .body").inner_text().strip()
@@ -371,13 +372,3 @@ def test_server_killed_mid_answer_keeps_the_partial_reply(context, smol_dir, tmp
         expect(page.locator(".msg.user .meta")).to_contain_text("Failed")
     finally:
         server.close()
-
-
-def open_page_without_adapters(context, url):
-    """The default model has no adapters: wait for the config's presets instead."""
-    page = context.new_page()
-    page.errors = []
-    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
-    page.goto(url)
-    page.wait_for_function("() => document.querySelector('#set-template').options.length > 1")
-    return page
