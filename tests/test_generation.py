@@ -93,6 +93,19 @@ def test_decoding_matches_transformers_generate(client, reference, params):
     assert ours["usage"]["completion_tokens"] <= 12
 
 
+def test_long_reply_through_growing_kv_buffers_matches_generate(app, reference):
+    """Past a few hundred tokens the KV buffers have grown (copied) more than once.
+
+    Straight to the engine: this app's HTTP limit on new tokens is 64."""
+    engine = app.extensions["engine"]
+    messages = [user("Tell me everything you know.")]
+    ids = engine.build_prompt(messages, system=None, max_new_tokens=400, max_turns=None).ids
+    chunks = list(engine.submit(ids, SamplingParams(max_new_tokens=400), None))
+    assert chunks[-1].usage.completion_tokens > 300
+    expected = reference(messages, max_new_tokens=400, do_sample=False)
+    assert "".join(c.text for c in chunks) == expected
+
+
 def test_legal_preset_is_applied(client):
     resp = client.post("/api/chat/preview", json={"messages": HELLO, "template": "legal"})
     body = resp.get_json()
@@ -174,6 +187,38 @@ def test_prefix_cache_changes_speed_never_answers(app, client):
     scheduler.prefix.clear()
     cold = chat(client, messages=turn2, max_new_tokens=20)
     assert warm["message"] == cold["message"]
+
+
+def test_handed_over_and_shared_prefixes_never_change_answers(app, client):
+    """Two conversations with one system prompt, interleaved: a new conversation reads the
+    other's KV for what they share (and must not write into it), a next turn takes its own
+    entry over and appends in place, a regenerated reply overwrites the tail it takes over."""
+    scheduler = app.extensions["engine"].scheduler
+    scheduler.prefix.clear()
+    system = "You are a patient teacher. " * 8
+    a1 = [user("Tell me about lighthouses.")]
+    b1 = [user("Tell me about rivers and the sea.")]
+    warm = {}
+
+    def run(key, messages):
+        warm[key] = chat(client, messages=messages, system=system, max_new_tokens=24)["message"]["content"]
+
+    run("a1", a1)
+    run("b1", b1)
+    a2 = a1 + [assistant(warm["a1"]), user("And then?")]
+    b2 = b1 + [assistant(warm["b1"]), user("Why?")]
+    hits = scheduler.prefix.hits
+    run("a2", a2)
+    run("a2 again", a2)  # regenerate: the same prompt takes the entry it just stored
+    run("b2", b2)
+    run("a3", a2 + [assistant(warm["a2"]), user("Thanks.")])
+    assert scheduler.prefix.hits == hits + 4
+    steps = {"a1": a1, "b1": b1, "a2": a2, "a2 again": a2, "b2": b2,
+             "a3": a2 + [assistant(warm["a2"]), user("Thanks.")]}
+    for key, messages in steps.items():
+        scheduler.prefix.clear()
+        cold = chat(client, messages=messages, system=system, max_new_tokens=24)["message"]["content"]
+        assert warm[key] == cold, key
 
 
 def test_cancel_frees_the_slot(app):

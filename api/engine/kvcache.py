@@ -3,6 +3,12 @@
 The next turn of a conversation begins with the tokens of the last one, so its prompt can
 start from the stored KV of the longest matching prefix and only prefill what is new. This is
 a cache, never state: losing an entry changes speed, not answers.
+
+An entry's buffers have room to grow (``kvbuffer``). When a prompt extends most of an entry
+(the next turn of its conversation, or a regenerated reply), the entry is handed over: it
+leaves the cache, and the request appends its new tokens in place instead of copying the
+history. When a prompt shares only a smaller part (another conversation with the same system
+prompt), it reads that part and copies it, and the entry stays for its own conversation.
 """
 
 from __future__ import annotations
@@ -11,13 +17,8 @@ import threading
 from collections import OrderedDict
 
 import numpy as np
-import torch
 
-KV = list[tuple[torch.Tensor, torch.Tensor]]  # per layer: keys, values, each [1, heads, T, dim]
-
-
-def _nbytes(kv: KV) -> int:
-    return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in kv)
+from .kvbuffer import RowKV
 
 
 def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
@@ -37,17 +38,21 @@ class PrefixCache:
         self.bytes = 0
         self.hits = 0
         self.misses = 0
-        self._entries: OrderedDict[int, tuple[str | None, np.ndarray, KV]] = OrderedDict()
+        self._entries: OrderedDict[int, tuple[str | None, np.ndarray, RowKV]] = OrderedDict()
         self._next_key = 0
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def lookup(self, adapter: str | None, ids: list[int]) -> tuple[int, KV | None]:
-        """Return (reusable prefix length, KV cropped to it); the length leaves one id to run."""
+    def lookup(self, adapter: str | None, ids: list[int]) -> tuple[int, RowKV | None, bool]:
+        """Return (reusable prefix length, the entry's KV, whether it is handed over).
+
+        The length leaves at least one id to run. A KV that is not handed over may only be
+        read, and only its first ``length`` positions.
+        """
         if self.max_bytes == 0 or len(ids) < 2:
-            return 0, None
+            return 0, None, False
         query = np.asarray(ids, dtype=np.int64)
         best, best_key = 0, None
         with self._lock:
@@ -59,17 +64,22 @@ class PrefixCache:
                     best, best_key = n, key
             if best_key is None:
                 self.misses += 1
-                return 0, None
-            self._entries.move_to_end(best_key)
+                return 0, None, False
+            # At least the last prompt token must run through the model to give its logits.
+            best = min(best, len(ids) - 1)
             kv = self._entries[best_key][2]
-        # At least the last prompt token must run through the model to give next-token logits.
-        best = min(best, len(ids) - 1)
+            handed_over = 2 * best >= kv.length  # what the request overwrites is the lesser part
+            if handed_over:
+                del self._entries[best_key]
+                self.bytes -= kv.nbytes
+            else:
+                self._entries.move_to_end(best_key)
         self.hits += 1
-        return best, [(k[:, :, :best], v[:, :, :best]) for k, v in kv]
+        return best, kv, handed_over
 
-    def store(self, adapter: str | None, ids: list[int], kv: KV) -> None:
+    def store(self, adapter: str | None, ids: list[int], kv: RowKV) -> None:
         """Keep ``kv`` (covering exactly ``ids``), dropping entries it extends and old ones."""
-        size = _nbytes(kv)
+        size = kv.nbytes
         if size > self.max_bytes or not ids:
             return
         arr = np.asarray(ids, dtype=np.int64)
@@ -77,13 +87,13 @@ class PrefixCache:
             for key, (owner, stored, old) in list(self._entries.items()):
                 if owner == adapter and len(stored) <= len(arr) and common_prefix(stored, arr) == len(stored):
                     del self._entries[key]
-                    self.bytes -= _nbytes(old)
+                    self.bytes -= old.nbytes
             self._entries[self._next_key] = (adapter, arr, kv)
             self._next_key += 1
             self.bytes += size
             while self.bytes > self.max_bytes and self._entries:
                 _key, (_o, _s, old) = self._entries.popitem(last=False)
-                self.bytes -= _nbytes(old)
+                self.bytes -= old.nbytes
 
     def clear(self) -> None:
         with self._lock:

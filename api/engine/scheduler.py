@@ -22,6 +22,7 @@ from ..exceptions import GenerationFailed, Overloaded
 from ..types import Chunk, SamplingParams, Usage
 from . import batch as kvbatch
 from .decoding import IncrementalDecoder, Sampler, StopMatcher
+from .kvbuffer import new_cache
 from .kvcache import PrefixCache
 from .loader import Loaded
 
@@ -95,7 +96,7 @@ class Scheduler:
         self._inflight = 0
         self._lock = threading.Lock()
         self._rows: list[_Row] = []
-        self._cache = None  # DynamicCache of the running batch
+        self._cache = None  # the running batch's KV (a Cache of GrowingLayers)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._is_peft = bool(loaded.adapters)
@@ -174,8 +175,8 @@ class Scheduler:
     def _prefill(self, handle: Handle) -> None:
         req = handle.request
         ids = req.prompt_ids
-        reuse, kv = self.prefix.lookup(req.adapter, ids)
-        cache = kvbatch.cache_from(kv) if kv else kvbatch.cache_from([])
+        reuse, kv, handed_over = self.prefix.lookup(req.adapter, ids)
+        cache = new_cache(kv, reuse, owned=handed_over)
         device = self.m.device
         out = self.model(
             input_ids=torch.tensor([ids[reuse:]], device=device),
@@ -234,11 +235,13 @@ class Scheduler:
             self._remove(finished)
 
     def _remove(self, indices: list[int]) -> None:
-        """Take finished rows out of the batch, keeping their KV in the prefix cache."""
+        """Take finished rows out of the batch, keeping their KV in the prefix cache.
+
+        A cancelled row's KV is kept too: it is valid for what was fed, and a client that
+        stopped a reply usually sends the next turn on top of it.
+        """
         for i in indices:
             row = self._rows[i]
-            if row.handle.cancelled.is_set():
-                continue
             self.prefix.store(row.adapter, row.history[:row.fed],
                               kvbatch.row_kv(self._cache, i, row.fed))
         gone = set(indices)

@@ -1,0 +1,143 @@
+"""Key/value tensors in buffers with room to grow, so that appending a token writes in place.
+
+transformers' DynamicCache concatenates on every forward: each decode step and each prefill
+copies the whole cache to add a few positions (at 2,300 cached tokens, 20 ms of a 190 ms
+prefill here). A ``GrowingLayer`` keeps its keys and values in buffers longer than what they
+hold and writes new positions into the free room; it copies only when the room runs out.
+
+Ownership is explicit. A layer writes in place only into buffers it allocated or adopted, and
+only while nobody has replaced its tensors (the batch operations in ``batch`` do, and the
+next update then copies into a new buffer). A ``RowKV`` handed to the prefix cache is given
+up by its layer, so nothing writes into a stored entry unless the cache hands it back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from transformers.cache_utils import Cache, DynamicLayer
+
+# Free positions a buffer keeps: decode grows the buffer before the room falls below LOW_ROOM,
+# so a finished conversation is stored with room for the next turn's new tokens.
+LOW_ROOM = 128
+
+
+def room_for(length: int) -> int:
+    """Room to allocate past ``length``: geometric, so long generations copy O(n) in total."""
+    return max(2 * LOW_ROOM, length // 8)
+
+
+@dataclass
+class RowKV:
+    """One sequence's keys and values per layer, in buffers [1, heads, capacity, dim]."""
+
+    keys: list[torch.Tensor]
+    values: list[torch.Tensor]
+    length: int
+
+    @property
+    def capacity(self) -> int:
+        return self.keys[0].shape[-2]
+
+    @property
+    def nbytes(self) -> int:  # what the buffers occupy, room included
+        return sum(t.numel() * t.element_size() for t in (*self.keys, *self.values))
+
+    @classmethod
+    def copy_of(cls, keys: list[torch.Tensor], values: list[torch.Tensor]) -> RowKV:
+        """Copy exact-length [1, heads, T, dim] tensors into new buffers with room."""
+        length = keys[0].shape[-2]
+        return cls([_with_room(k, length + room_for(length)) for k in keys],
+                   [_with_room(v, length + room_for(length)) for v in values], length)
+
+
+def empty_buffer(like: torch.Tensor, rows: int, capacity: int) -> torch.Tensor:
+    """An uninitialised [rows, heads, capacity, dim] buffer of ``like``'s dtype and device."""
+    return like.new_empty((rows, like.shape[1], capacity, like.shape[-1]))
+
+
+def _with_room(t: torch.Tensor, capacity: int) -> torch.Tensor:
+    buf = empty_buffer(t, t.shape[0], capacity)
+    buf[:, :, :t.shape[-2]].copy_(t)
+    return buf
+
+
+class GrowingLayer(DynamicLayer):
+    """A DynamicLayer whose ``keys``/``values`` are views of longer buffers it may write into."""
+
+    def __init__(self):
+        super().__init__()
+        self._kbuf: torch.Tensor | None = None
+        self._vbuf: torch.Tensor | None = None
+        self._view: torch.Tensor | None = None  # the keys view this layer last handed out
+
+    def adopt(self, keys: torch.Tensor, values: torch.Tensor, length: int) -> None:
+        """Take over buffers (whoever held them gives them up) whose first ``length`` are filled."""
+        self._init_from(keys)
+        self._kbuf, self._vbuf = keys, values
+        self._set_length(length)
+
+    def borrow(self, kv: RowKV, layer: int, length: int) -> None:
+        """Read a row's first ``length`` positions; the first update copies them out."""
+        self._init_from(kv.keys[layer])
+        self.keys = kv.keys[layer][:, :, :length]
+        self.values = kv.values[layer][:, :, :length]
+        self._kbuf = self._vbuf = self._view = None
+
+    def _init_from(self, t: torch.Tensor) -> None:
+        self.device, self.is_initialized = t.device, True
+
+    def owns_buffer(self) -> bool:
+        """Whether the current tensors are this layer's own views (nobody replaced them)."""
+        return self._view is not None and self.keys is self._view
+
+    def give_up(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Hand this layer's buffers to a new owner; a later update here copies first."""
+        buffers = self._kbuf, self._vbuf
+        self._kbuf = self._vbuf = self._view = None
+        return buffers
+
+    def _set_length(self, length: int) -> None:
+        self.keys = self._kbuf[:, :, :length]
+        self.values = self._vbuf[:, :, :length]
+        self._view = self.keys
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+        old = self.get_seq_length()
+        new = old + key_states.shape[-2]
+        owned = self.owns_buffer() and self._kbuf.shape[0] == key_states.shape[0]
+        # Prefill needs the room now; decode (one position) grows early, keeping LOW_ROOM spare.
+        want = new if key_states.shape[-2] > 1 else new + LOW_ROOM
+        if not owned or want > self._kbuf.shape[-2]:
+            capacity = new + room_for(new)
+            if old:
+                self._kbuf, self._vbuf = _with_room(self.keys, capacity), _with_room(self.values, capacity)
+            else:
+                rows = key_states.shape[0]
+                self._kbuf = empty_buffer(key_states, rows, capacity)
+                self._vbuf = empty_buffer(value_states, rows, capacity)
+        self._kbuf[:, :, old:new].copy_(key_states)
+        self._vbuf[:, :, old:new].copy_(value_states)
+        self._set_length(new)
+        return self.keys, self.values
+
+
+def new_cache(kv: RowKV | None = None, length: int = 0, *, owned: bool = False) -> Cache:
+    """A cache of GrowingLayers, empty or holding ``kv``'s first ``length`` positions.
+
+    ``owned``: the caller hands ``kv`` over, and the cache appends into its buffers in place;
+    otherwise ``kv`` is only read, and the first update copies what it needs.
+    """
+    cache = Cache(layer_class_to_replicate=GrowingLayer)
+    if kv is not None and length:
+        for i in range(len(kv.keys)):
+            layer = GrowingLayer()
+            if owned:
+                layer.adopt(kv.keys[i], kv.values[i], length)
+            else:
+                layer.borrow(kv, i, length)
+            cache.layers.append(layer)
+    return cache
