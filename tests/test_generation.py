@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 import torch
@@ -174,6 +175,61 @@ def test_batched_answers_equal_solo_answers(app, client):
     steps = app.extensions["engine"].scheduler.steps - steps_before
     one_at_a_time = sum(b["usage"]["completion_tokens"] - 1 for b in solo_bodies)
     assert steps < one_at_a_time / 2
+
+
+def test_waiting_requests_prefill_together_and_answer_as_alone(app, client, monkeypatch):
+    """Requests that wait while the model is busy are prefilled in one forward: one row with
+    a cached history (copied right-aligned), one with an adapter, one sampled, one left-padded."""
+    engine = app.extensions["engine"]
+    history = [user("Tell me about owls."), assistant("Owls hunt at night."), user("Why at night?")]
+    requests = [
+        (history, SamplingParams(max_new_tokens=12), None),
+        ([user("Describe a quiet harbour town at dawn in a few words.")], SamplingParams(max_new_tokens=12), "shouty"),
+        ([user("What do bees do in winter, and why?")],
+         SamplingParams(max_new_tokens=12, do_sample=True, temperature=1.3, seed=5), None),
+        ([user("Hi!")], SamplingParams(max_new_tokens=12), None),
+    ]
+    ids = [engine.build_prompt(m, system=None, max_new_tokens=12, max_turns=None).ids for m, _, _ in requests]
+
+    def run(i):
+        return "".join(c.text for c in engine.submit(ids[i], requests[i][1], requests[i][2]))
+
+    solo = []
+    for i in range(len(requests)):
+        engine.scheduler.prefix.clear()
+        solo.append(run(i))
+    engine.scheduler.prefix.clear()
+    turn1 = engine.build_prompt(history[:1], system=None, max_new_tokens=12, max_turns=None).ids
+    list(engine.submit(turn1, SamplingParams(max_new_tokens=12), None))  # the group's row 0 reuses it
+
+    model = engine.scheduler.model
+    real, go, prefills = model.forward, threading.Event(), []
+
+    def forward(*args, **kwargs):
+        shape = tuple(kwargs["input_ids"].shape)
+        if shape[1] > 1:
+            prefills.append(shape)
+        if len(prefills) == 1:
+            go.wait(30)  # hold the worker inside the first prefill while the others queue
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+    other = engine.build_prompt([user("Something else")], system=None, max_new_tokens=1, max_turns=None).ids
+    blocker = threading.Thread(target=lambda: list(engine.submit(other, SamplingParams(max_new_tokens=1), None)))
+    blocker.start()
+    while not prefills:
+        time.sleep(0.01)
+    results: dict[int, str] = {}
+    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, run(i))) for i in range(len(requests))]
+    for t in threads:
+        t.start()
+    while engine.scheduler.queue_depth < len(requests):
+        time.sleep(0.01)
+    go.set()
+    for t in threads + [blocker]:
+        t.join()
+    assert prefills[1][0] == len(requests) and len(prefills) == 2  # one forward for all four
+    assert [results[i] for i in range(len(requests))] == solo
 
 
 def test_prefix_cache_changes_speed_never_answers(app, client):

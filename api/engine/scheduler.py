@@ -1,7 +1,8 @@
 """The generation worker: one thread owns the model, requests queue for it and decode together.
 
-Iteration-level batching: a request that arrives while others decode is prefilled on its own
-(starting from the longest cached prefix of its prompt) and joins the batch at the next step.
+Iteration-level batching: a request that arrives while others decode is prefilled (from the
+longest cached prefix of its prompt, together with others that wait, see ``prefill``) and joins
+the batch at the next step.
 Each row keeps its own sampler, so greedy, seeded sampling, penalties and LoRA adapters mix in
 one batch. Beam search cannot share a step with other rows and runs as one ``generate`` call.
 Every request gets a Handle: an iterator of Chunks whose joined text is the whole reply.
@@ -21,8 +22,8 @@ import torch
 from ..exceptions import GenerationFailed, Overloaded
 from ..types import Chunk, SamplingParams, Usage
 from . import batch as kvbatch
+from . import prefill
 from .decoding import IncrementalDecoder, Sampler, StopMatcher
-from .kvbuffer import new_cache
 from .kvcache import PrefixCache
 from .loader import Loaded
 
@@ -146,25 +147,35 @@ class Scheduler:
                 self._rows, self._cache = [], None
 
     def _admit(self) -> None:
+        """Take waiting requests while the batch has room; prefill them, grouped."""
         block = not self._rows
-        while len(self._rows) < self.max_batch_size:
+        pending: list[prefill.Pending] = []
+        while len(self._rows) + len(pending) < self.max_batch_size:
             try:
                 handle = self._queue.get(timeout=0.2) if block else self._queue.get_nowait()
             except queue.Empty:
-                return
+                break
             block = False
             if handle.cancelled.is_set():
                 handle.put(Chunk(finish_reason="cancelled"))
                 self._done(handle)
-                continue
-            try:
-                with torch.inference_mode():
-                    if handle.request.params.needs_beam_search:
-                        self._beam_search(handle)
-                    else:
-                        self._prefill(handle)
-            except Exception as exc:  # one bad request must not take the batch down
-                log.exception("prefill failed")
+            elif handle.request.params.needs_beam_search:
+                self._guarded([handle], self._beam_search, handle)
+            else:
+                req = handle.request
+                pending.append(prefill.Pending(handle, req.prompt_ids,
+                                               *self.prefix.lookup(req.adapter, req.prompt_ids)))
+        for group in prefill.groups(pending):
+            self._guarded([p.handle for p in group], self._prefill, group)
+
+    def _guarded(self, handles: list[Handle], fn, *args) -> None:
+        """Run one admission step; if it fails, only its own requests fail, not the batch."""
+        try:
+            with torch.inference_mode():
+                fn(*args)
+        except Exception as exc:
+            log.exception("prefill failed")
+            for handle in handles:
                 self._fail(handle, exc)
 
     def _adapter_kwargs(self, adapters: list[str | None]) -> dict:
@@ -172,31 +183,32 @@ class Scheduler:
             return {}
         return {"adapter_names": [a or "__base__" for a in adapters]}
 
-    def _prefill(self, handle: Handle) -> None:
-        req = handle.request
-        ids = req.prompt_ids
-        reuse, kv, handed_over = self.prefix.lookup(req.adapter, ids)
-        cache = new_cache(kv, reuse, owned=handed_over)
+    def _prefill(self, group: list[prefill.Pending]) -> None:
         device = self.m.device
-        out = self.model(
-            input_ids=torch.tensor([ids[reuse:]], device=device),
-            position_ids=torch.arange(reuse, len(ids), device=device).unsqueeze(0),
-            cache=cache, use_cache=True, logits_to_keep=1,
-            **self._adapter_kwargs([req.adapter]),
-        )
-        row = _Row(handle=handle, sampler=Sampler(req.params, device),
-                   decoder=IncrementalDecoder(self.tokenizer), stopper=StopMatcher(req.params.stop),
-                   history=list(ids), fed=len(ids), usage=Usage(prompt_tokens=len(ids)))
-        token = row.sampler(out.logits[0, -1], row.history)
-        if self._accept(row, token):
-            self.prefix.store(req.adapter, row.history[:row.fed], kvbatch.row_kv(out.cache, 0, row.fed))
+        inputs = (prefill.single(group[0], device) if len(group) == 1
+                  else prefill.batched(group, device, pad_id=min(self.m.eos_ids)))
+        out = self.model(**inputs, use_cache=True, logits_to_keep=1,
+                         **self._adapter_kwargs([p.handle.request.adapter for p in group]))
+        rows, finished = [], []
+        for i, p in enumerate(group):
+            params = p.handle.request.params
+            row = _Row(handle=p.handle, sampler=Sampler(params, device),
+                       decoder=IncrementalDecoder(self.tokenizer), stopper=StopMatcher(params.stop),
+                       history=list(p.ids), fed=len(p.ids), usage=Usage(prompt_tokens=len(p.ids)))
+            token = row.sampler(out.logits[i, -1], row.history)
+            if self._accept(row, token):
+                finished.append(i)
+            else:
+                row.next_token = token
+            rows.append(row)
+        cache, rows = self._drop(out.cache, rows, finished)
+        if not rows:
             return
-        row.next_token = token
         if self._cache is None:
-            self._cache, self._rows = out.cache, [row]
+            self._cache, self._rows = cache, rows
         else:
-            self._cache = kvbatch.concat(self._cache, out.cache)
-            self._rows.append(row)
+            self._cache = kvbatch.concat(self._cache, cache)
+            self._rows += rows
 
     @torch.inference_mode()
     def _step(self) -> None:
@@ -235,24 +247,27 @@ class Scheduler:
             self._remove(finished)
 
     def _remove(self, indices: list[int]) -> None:
-        """Take finished rows out of the batch, keeping their KV in the prefix cache.
+        """Take finished rows out of the running batch."""
+        self._cache, self._rows = self._drop(self._cache, self._rows, indices)
+
+    def _drop(self, cache, rows: list[_Row], indices: list[int]):
+        """Store rows ``indices``' KV in the prefix cache and take them out of ``cache``.
 
         A cancelled row's KV is kept too: it is valid for what was fed, and a client that
         stopped a reply usually sends the next turn on top of it.
         """
+        if not indices:
+            return cache, rows
         for i in indices:
-            row = self._rows[i]
-            self.prefix.store(row.adapter, row.history[:row.fed],
-                              kvbatch.row_kv(self._cache, i, row.fed))
+            row = rows[i]
+            self.prefix.store(row.adapter, row.history[:row.fed], kvbatch.row_kv(cache, i, row.fed))
         gone = set(indices)
-        keep = [i for i in range(len(self._rows)) if i not in gone]
+        keep = [i for i in range(len(rows)) if i not in gone]
         if not keep:
-            self._rows, self._cache = [], None
-            return
-        length = kvbatch.cache_length(self._cache)
-        shared_pad = min(length - self._rows[i].fed for i in keep)
-        kvbatch.select(self._cache, keep, shared_pad)
-        self._rows = [self._rows[i] for i in keep]
+            return None, []
+        length = kvbatch.cache_length(cache)
+        kvbatch.select(cache, keep, min(length - rows[i].fed for i in keep))
+        return cache, [rows[i] for i in keep]
 
     # -- one token at a time ------------------------------------------------------------
     def _accept(self, row: _Row, token: int) -> bool:
