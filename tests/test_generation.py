@@ -181,15 +181,20 @@ def test_waiting_requests_prefill_together_and_answer_as_alone(app, client, monk
     """Requests that wait while the model is busy are prefilled in one forward: one row with
     a cached history (copied right-aligned), one with an adapter, one sampled, one left-padded."""
     engine = app.extensions["engine"]
+
+    def prompt(messages):
+        return engine.build_prompt(messages, system=None, max_new_tokens=12, max_turns=None).ids
+
     history = [user("Tell me about owls."), assistant("Owls hunt at night."), user("Why at night?")]
+    greedy = SamplingParams(max_new_tokens=12)
     requests = [
-        (history, SamplingParams(max_new_tokens=12), None),
-        ([user("Describe a quiet harbour town at dawn in a few words.")], SamplingParams(max_new_tokens=12), "shouty"),
+        (history, greedy, None),
+        ([user("Describe a quiet harbour town at dawn in a few words.")], greedy, "shouty"),
         ([user("What do bees do in winter, and why?")],
          SamplingParams(max_new_tokens=12, do_sample=True, temperature=1.3, seed=5), None),
-        ([user("Hi!")], SamplingParams(max_new_tokens=12), None),
+        ([user("Hi!")], greedy, None),
     ]
-    ids = [engine.build_prompt(m, system=None, max_new_tokens=12, max_turns=None).ids for m, _, _ in requests]
+    ids = [prompt(messages) for messages, _, _ in requests]
 
     def run(i):
         return "".join(c.text for c in engine.submit(ids[i], requests[i][1], requests[i][2]))
@@ -199,8 +204,7 @@ def test_waiting_requests_prefill_together_and_answer_as_alone(app, client, monk
         engine.scheduler.prefix.clear()
         solo.append(run(i))
     engine.scheduler.prefix.clear()
-    turn1 = engine.build_prompt(history[:1], system=None, max_new_tokens=12, max_turns=None).ids
-    list(engine.submit(turn1, SamplingParams(max_new_tokens=12), None))  # the group's row 0 reuses it
+    list(engine.submit(prompt(history[:1]), greedy, None))  # the group's row 0 starts from it
 
     model = engine.scheduler.model
     real, go, prefills = model.forward, threading.Event(), []
@@ -214,13 +218,15 @@ def test_waiting_requests_prefill_together_and_answer_as_alone(app, client, monk
         return real(*args, **kwargs)
 
     monkeypatch.setattr(model, "forward", forward)
-    other = engine.build_prompt([user("Something else")], system=None, max_new_tokens=1, max_turns=None).ids
-    blocker = threading.Thread(target=lambda: list(engine.submit(other, SamplingParams(max_new_tokens=1), None)))
+    other = prompt([user("Something else")])
+    blocker = threading.Thread(target=lambda: list(engine.submit(other, SamplingParams(max_new_tokens=1),
+                                                                 None)))
     blocker.start()
     while not prefills:
         time.sleep(0.01)
     results: dict[int, str] = {}
-    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, run(i))) for i in range(len(requests))]
+    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, run(i)))
+               for i in range(len(requests))]
     for t in threads:
         t.start()
     while engine.scheduler.queue_depth < len(requests):

@@ -59,7 +59,7 @@ def test_replaced_tensors_are_copied_not_written_through():
     layer.keys, layer.values = outside, outside.clone()  # as a batch operation would
     before = outside.clone()
     layer.update(*kv(1, 1))
-    assert not layer._kbuf.data_ptr() == outside.data_ptr()
+    assert layer._kbuf.data_ptr() != outside.data_ptr()
     assert torch.equal(outside, before)
 
 
@@ -99,7 +99,7 @@ def test_row_kv_hands_the_buffers_over_and_the_layer_lets_go():
     snapshot = stored.keys[0][:, :, :12].clone()
     assert stored.keys[0] is not None and stored.length == 12
     feed(cache, 1, 3)  # a cache that keeps going must not write into the stored buffers
-    assert not cache.layers[0]._kbuf is stored.keys[0]
+    assert cache.layers[0]._kbuf is not stored.keys[0]
     assert torch.equal(stored.keys[0][:, :, :12], snapshot)
 
 

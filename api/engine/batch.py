@@ -10,7 +10,6 @@ place. Padding is zero: a masked position gets no attention weight, and 0 × 0 i
 
 from __future__ import annotations
 
-import torch
 from transformers.cache_utils import Cache
 
 from .kvbuffer import RowKV, empty_buffer, room_for
