@@ -20,10 +20,15 @@ def cache_length(cache: Cache) -> int:
 
 
 def concat(batch: Cache, row: Cache) -> Cache:
-    """Append ``row``'s sequences to ``batch``, padding the shorter one on the left."""
+    """Append ``row``'s sequences to ``batch``, padding the shorter one on the left.
+
+    All new buffers are built before any layer takes them, so a failure (out of memory)
+    leaves the running batch as it was.
+    """
     tb, tr = cache_length(batch), cache_length(row)
     length = max(tb, tr)
     capacity = length + room_for(length)
+    joined = []
     for lb, lr in zip(batch.layers, row.layers, strict=True):
         bufs = []
         for b, r in ((lb.keys, lr.keys), (lb.values, lr.values)):
@@ -33,7 +38,9 @@ def concat(batch: Cache, row: Cache) -> Cache:
             buf[b.shape[0]:, :, :length - tr].zero_()
             buf[b.shape[0]:, :, length - tr:length].copy_(r)
             bufs.append(buf)
-        lb.adopt(*bufs, length)
+        joined.append(bufs)
+    for layer, (keys, values) in zip(batch.layers, joined, strict=True):
+        layer.adopt(keys, values, length)
     return batch
 
 
