@@ -323,6 +323,23 @@ def test_generation_fault_gives_503_then_recovers(app, client, monkeypatch):
     chat(client, max_new_tokens=4)
 
 
+def test_failure_after_a_reply_is_whole_is_not_counted_twice(app, client, monkeypatch):
+    """Storing a finished row's KV fails: its reply is already whole, and the request counts
+    as done once (a second count would let the server take more requests than configured)."""
+    scheduler = app.extensions["engine"].scheduler
+
+    def broken_store(*args):
+        raise RuntimeError("store failed (simulated)")
+
+    monkeypatch.setattr(scheduler.prefix, "store", broken_store)
+    body = chat(client, max_new_tokens=1)  # finishes at its prefill, then the store fails
+    assert body["finish_reason"] == "length" and body["usage"]["completion_tokens"] == 1
+    assert scheduler._inflight == 0
+    monkeypatch.undo()
+    chat(client, max_new_tokens=4)
+    assert scheduler._inflight == 0
+
+
 def test_stream_error_arrives_as_event(app, client, monkeypatch):
     def fail_third_step(n):
         if n == 3:

@@ -46,6 +46,7 @@ class Handle:
         self.cancelled = threading.Event()
         self.first_token_at: float | None = None
         self.submitted_at = time.monotonic()
+        self.done = False  # its last Chunk (or its error) has been put; set by the worker only
         self._out: queue.SimpleQueue = queue.SimpleQueue()
 
     def cancel(self) -> None:
@@ -299,10 +300,17 @@ class Scheduler:
         self._done(row.handle)
 
     def _done(self, handle: Handle) -> None:
+        if handle.done:
+            return
+        handle.done = True
         with self._lock:
             self._inflight -= 1
 
     def _fail(self, handle: Handle, exc: Exception) -> None:
+        """Send a request its error, unless it already has its whole reply (a failure after
+        a row finished, while its KV was being stored, concerns only the rows still running)."""
+        if handle.done:
+            return
         oom = isinstance(exc, torch.OutOfMemoryError)
         message = ("The model ran out of memory on this request; retry with a shorter history or "
                    "fewer new tokens." if oom else "The model failed while generating; retry.")
