@@ -37,10 +37,6 @@ class RowKV:
     length: int
 
     @property
-    def capacity(self) -> int:
-        return self.keys[0].shape[-2]
-
-    @property
     def nbytes(self) -> int:  # what the buffers occupy, room included
         return sum(t.numel() * t.element_size() for t in (*self.keys, *self.values))
 
@@ -71,6 +67,13 @@ class GrowingLayer(DynamicLayer):
         self._kbuf: torch.Tensor | None = None
         self._vbuf: torch.Tensor | None = None
         self._view: torch.Tensor | None = None  # the keys view this layer last handed out
+
+    @classmethod
+    def over(cls, keys: torch.Tensor, values: torch.Tensor, length: int) -> GrowingLayer:
+        """A new layer that owns these buffers, whose first ``length`` positions are filled."""
+        layer = cls()
+        layer.adopt(keys, values, length)
+        return layer
 
     def adopt(self, keys: torch.Tensor, values: torch.Tensor, length: int) -> None:
         """Take over buffers (whoever held them gives them up) whose first ``length`` are filled."""
@@ -134,10 +137,10 @@ def new_cache(kv: RowKV | None = None, length: int = 0, *, owned: bool = False) 
     cache = Cache(layer_class_to_replicate=GrowingLayer)
     if kv is not None and length:
         for i in range(len(kv.keys)):
-            layer = GrowingLayer()
             if owned:
-                layer.adopt(kv.keys[i], kv.values[i], length)
+                cache.layers.append(GrowingLayer.over(kv.keys[i], kv.values[i], length))
             else:
+                layer = GrowingLayer()
                 layer.borrow(kv, i, length)
-            cache.layers.append(layer)
+                cache.layers.append(layer)
     return cache

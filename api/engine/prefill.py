@@ -104,7 +104,5 @@ def _right_aligned(group: list[Pending], cached: list[int], width: int, n: int):
                 if c:
                     buf[i, :, width - c:width].copy_(getattr(p.kv, kind)[layer][0, :, :c])
             buffers.append(buf)
-        grown = GrowingLayer()
-        grown.adopt(*buffers, width)
-        cache.layers.append(grown)
+        cache.layers.append(GrowingLayer.over(*buffers, width))
     return cache

@@ -175,7 +175,7 @@ class Scheduler:
             with torch.inference_mode():
                 fn(*args)
         except Exception as exc:
-            log.exception("prefill failed")
+            log.exception("%s failed for %d request(s)", fn.__name__.strip("_"), len(handles))
             for handle in handles:
                 self._fail(handle, exc)
 
