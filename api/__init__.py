@@ -11,8 +11,10 @@ from .config import Settings
 from .engine import Engine
 from .errors import register_error_handlers
 from .lifecycle import init_drain
+from .memory import Memory
 from .metrics import init_metrics
 from .openai_schema import OpenAISchemas
+from .presets import load_presets
 from .schemas import Schemas
 from .security import register_security
 
@@ -25,9 +27,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["DEBUG"] = False  # never on: tracebacks must not reach clients
     app.json.ensure_ascii = False
-    app.extensions["schemas"] = Schemas(settings)
-    app.extensions["openai_schemas"] = OpenAISchemas(settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    presets = load_presets(settings)  # a bad preset file stops the start, naming file and field
+    app.extensions["presets"] = presets
+    app.extensions["schemas"] = Schemas(settings, presets)
+    app.extensions["openai_schemas"] = OpenAISchemas(settings, presets)
+    app.extensions["memory"] = Memory.from_settings(settings)
 
     register_error_handlers(app)
     init_drain(app)

@@ -43,6 +43,10 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     rate_limit_per_minute: int = 0  # 0: no rate limit
     log_content: bool = False  # access logs never carry message text unless this is set
+    presets_dir: str = ""  # empty: the presets/ directory shipped with Mnemo
+    # HMAC key for server-made summaries; every worker and host of a deployment must share it.
+    # Empty: a random key per process (summaries then verify only in the process that made them).
+    summary_key: str = ""
 
     @classmethod
     def load(cls, environ: dict[str, str] | None = None, overrides: dict[str, Any] | None = None) -> Settings:
@@ -87,6 +91,8 @@ class Settings:
             raise bad("context_window", f"must be an integer >= 16, got {self.context_window!r}")
         if not isinstance(self.generation_timeout, (int, float)) or self.generation_timeout <= 0:
             raise bad("generation_timeout", f"must be a positive number, got {self.generation_timeout!r}")
+        if self.summary_key and len(self.summary_key) < 16:
+            raise bad("summary_key", "must be at least 16 characters (use a long random string)")
         for name, path in self.adapters.items():
             if not name or not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
                 raise bad("adapters", f"adapter name {name!r} must be letters, digits, '-', '_' or '.'")

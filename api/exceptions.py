@@ -3,12 +3,15 @@
     MnemoError                      status, code, message (JSON error body)
     ├── ValidationFailed            400 validation_error, with field paths
     ├── ContextLengthExceeded       400 context_length_exceeded
+    ├── PresetLocked                400 preset_locked (a locked preset's prompt or setting)
+    ├── InvalidSummary              400 invalid_summary (unsigned or altered, where it must be signed)
     ├── UnknownAdapter              400 unknown_adapter (404 model_not_found on /v1)
     ├── Unauthorized                401 unauthorized
     ├── Overloaded                  429 overloaded, with Retry-After
     ├── RateLimited                 429 rate_limited, with Retry-After
     ├── NotReady                    503 not_ready
     ├── GenerationFailed            503 generation_failed (the model raised, e.g. out of memory)
+    ├── SummaryFailed               503 summary_failed (no summary made; nothing replaced)
     └── ShuttingDown                503 shutting_down (draining after SIGTERM), with Retry-After
 
 """
@@ -64,3 +67,18 @@ class GenerationFailed(MnemoError):
 
 class ShuttingDown(MnemoError):
     status, code, openai_type = 503, "shutting_down", "server_error"
+
+
+class PresetLocked(MnemoError):
+    """A client tried to change what a locked preset fixes (its system prompt or a setting)."""
+    status, code, openai_type = 400, "preset_locked", "invalid_request_error"
+
+
+class InvalidSummary(MnemoError):
+    """A summary that must carry this server's signature does not (altered, or written elsewhere)."""
+    status, code, openai_type = 400, "invalid_summary", "invalid_request_error"
+
+
+class SummaryFailed(MnemoError):
+    """The model could not make a summary (it failed, or returned nothing); nothing is replaced."""
+    status, code, openai_type = 503, "summary_failed", "server_error"

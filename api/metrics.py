@@ -62,6 +62,10 @@ class Metrics:
                 "# TYPE mnemo_generation_seconds summary",
                 f"mnemo_generation_seconds_sum {t['generation_seconds_sum']:.6f}",
                 f"mnemo_generation_seconds_count {t['generation_count']:g}",
+                "# TYPE mnemo_summaries_total counter",
+                f"mnemo_summaries_total {t['summaries']:g}",
+                "# TYPE mnemo_summary_tokens_total counter",
+                f"mnemo_summary_tokens_total {t['summary_tokens']:g}",
             ]
         return "\n".join(lines) + "\n"
 

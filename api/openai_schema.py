@@ -11,7 +11,16 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from .config import Settings
 from .exceptions import ValidationFailed
-from .schemas import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
+from .schemas import (
+    StopField,
+    StrictBoolean,
+    StrictFloat,
+    StrictInteger,
+    check_covers,
+    load,
+    not_blank,
+    summary_schema,
+)
 
 ROLES = ("system", "developer", "user", "assistant")
 
@@ -48,8 +57,21 @@ def _text_format(value: dict) -> None:
 
 
 class OpenAISchemas:
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, presets: dict):
+        self.settings = settings
+        self.presets = presets
         limit = settings.max_message_chars
+        # Mnemo's extension object; the official SDKs send it with ``extra_body={"mnemo": ...}``.
+        # Message indices (pinned, summary.covers) count user and assistant messages only.
+        extension = Schema.from_dict({
+            "template": fields.String(validate=validate.OneOf(list(presets))),
+            "max_turns": StrictInteger(validate=validate.Range(1, settings.max_messages)),
+            "pinned": fields.List(StrictInteger(validate=validate.Range(0, settings.max_messages)),
+                                  validate=validate.Length(max=settings.max_messages)),
+            "summary": fields.Nested(summary_schema(settings), allow_none=True),
+            "compact": StrictBoolean(),
+            "recall": StrictBoolean(),
+        }, name="MnemoExtension")
         message = Schema.from_dict({
             "role": fields.String(required=True, validate=validate.OneOf(ROLES)),
             "content": ContentField(required=True, validate=[validate.Length(max=limit), not_blank]),
@@ -87,9 +109,40 @@ class OpenAISchemas:
             "stream_options": fields.Dict(allow_none=True),
             "user": fields.String(allow_none=True),
             "truncation": fields.String(validate=validate.OneOf(["auto", "disabled"])),
+            "mnemo": fields.Nested(extension, metadata={
+                "description": "Mnemo's memory extension (pins, summary, compaction, recall, "
+                               "preset); message indices count user and assistant messages."}),
         }, name="ChatCompletionRequest")()
 
-    def load_chat(self, body: object) -> dict:
+    def load_chat(self, body: object):
+        """Validate a chat-completions request into a ChatRequest (``model`` kept as named)."""
+        from .chat_request import resolve
+        from .memory.summary import Summary
+
+        data = self._validate(body)
+        ext = data.get("mnemo") or {}
+        preset = self.presets[ext.get("template") or "default"]
+        chat = [{"role": m["role"], "content": m["content"]} for m in data["messages"]
+                if m["role"] not in ("system", "developer")]
+        for i in ext.get("pinned", []):
+            chat[i]["pinned"] = True
+        system = "\n\n".join(m["content"] for m in data["messages"]
+                              if m["role"] in ("system", "developer"))
+        sent = (set(ext) - {"template", "pinned"}) | {
+            _OPENAI_NAMES.get(k, k) for k in data if k in _OPENAI_NAMES or k in ("temperature",
+                                                                               "top_p", "seed", "stop")}
+        summary = ext.get("summary")
+        request = resolve(
+            preset, sent=sent, generation=_generation(data),
+            max_new_tokens_limit=self.settings.max_new_tokens_limit,
+            default_max_new_tokens=self.settings.default_max_new_tokens,
+            system=system or None, compact=ext.get("compact", False), recall=ext.get("recall"),
+            messages=chat, max_turns=ext.get("max_turns"), adapter=None,
+            stream=bool(data.get("stream")), model=data["model"],
+            summary=Summary(**summary) if summary else None)
+        return request, data
+
+    def _validate(self, body: object) -> dict:
         data = load(self.chat, body)
         data = {k: v for k, v in data.items() if v is not None}
         errors = {}
@@ -104,8 +157,35 @@ class OpenAISchemas:
         chat = [m for m in data["messages"] if m["role"] not in ("system", "developer")]
         if not chat or chat[-1]["role"] != "user":
             errors["messages"] = ["The last non-system message must come from the user."]
+        ext = data.get("mnemo") or {}
+        if any(i >= len(chat) for i in ext.get("pinned", [])):
+            errors["mnemo.pinned"] = [f"Pins index the {len(chat)} user and assistant messages "
+                                      f"(system messages are not counted): 0 to {len(chat) - 1}."]
+        try:
+            check_covers(ext.get("summary"), chat)
+        except ValidationError as err:
+            errors["mnemo.summary.covers"] = err.messages["covers"]
         if errors:
             first = next(iter(errors))
             raise ValidationFailed(f"{first}: {errors[first][0]}", fields=errors, param=first)
         return data
 
+
+
+_OPENAI_NAMES = {"max_tokens": "max_new_tokens", "max_completion_tokens": "max_new_tokens"}
+
+
+def _generation(data: dict) -> dict:
+    """OpenAI's parameters in Mnemo's terms: temperature 0 is greedy, otherwise sampling."""
+    given = {}
+    if "max_completion_tokens" in data or "max_tokens" in data:
+        given["max_new_tokens"] = data.get("max_completion_tokens", data.get("max_tokens"))
+    temperature = data.get("temperature", 1.0)  # OpenAI's default: sampling at temperature 1
+    if temperature > 0:
+        given.update(do_sample=True, temperature=temperature)
+        for key in ("top_p", "seed"):
+            if key in data:
+                given[key] = data[key]
+    if "stop" in data:
+        given["stop"] = data["stop"]
+    return given

@@ -94,10 +94,11 @@ def build_spec(app) -> dict:
     plugin.converter.add_attribute_function(_custom_fields)
     for name in ("Error", "OpenAIError", "ChatResponse", "Delta", "PreviewResponse",
                  "ConfigResponse", "Health", "Ready", "ChatCompletion", "ChatCompletionChunk",
-                 "ModelList"):
+                 "ModelList", "SummarizeResponse"):
         spec.components.schema(name, schema=getattr(rs, name))
     spec.components.schema("ChatRequest", schema=app.extensions["schemas"].chat)
     spec.components.schema("ChatCompletionRequest", schema=app.extensions["openai_schemas"].chat)
+    spec.components.schema("SummarizeRequest", schema=app.extensions["schemas"].summarize)
     secured = bool(settings.api_keys)
     if secured:
         spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
@@ -106,7 +107,8 @@ def build_spec(app) -> dict:
     hello = [{"role": "user", "content": "Hello! Who are you?"}]
     examples = {  # a plain and a streamed request for each chat surface
         "ChatRequest": {"messages": hello, "max_new_tokens": 8},
-        "ChatCompletionRequest": {"model": model, "messages": hello, "max_tokens": 8}}
+        "ChatCompletionRequest": {"model": model, "messages": hello, "max_tokens": 8},
+        "SummarizeRequest": {"messages": [*hello, {"role": "assistant", "content": "Mnemo."}]}}
 
     def op(summary: str, responses: dict, *, body: str | None = None, open_route=False,
            description: str | None = None) -> dict:
@@ -115,10 +117,11 @@ def build_spec(app) -> dict:
             o["description"] = description
         if body:
             plain = examples[body]
+            shown = {"plain": {"value": plain}}
+            if body != "SummarizeRequest":
+                shown["streamed"] = {"value": {**plain, "stream": True}}
             o["requestBody"] = {"required": True, "content": {"application/json": {
-                "schema": body, "examples": {
-                    "plain": {"value": plain},
-                    "streamed": {"value": {**plain, "stream": True}}}}}}
+                "schema": body, "examples": shown}}}
         if secured and not open_route:
             o["security"] = [{"bearer": []}]
         return o
@@ -146,6 +149,13 @@ def build_spec(app) -> dict:
         "Show the prompt a request would produce, without generating",
         {"200": _json("PreviewResponse", "The rendered prompt."), **_errors(_POSTED, False)},
         body="ChatRequest")})
+    spec.path("/api/summarize", operations={"post": op(
+        "Fold messages into a signed rolling summary, on the client's schedule",
+        {"200": _json("SummarizeResponse", "The new summary."),
+         **_errors((*_POSTED, ), False)},
+        body="SummarizeRequest", description=(
+            "Folds messages[summary.covers:covers] (pinned ones excepted) into the summary; "
+            "503 summary_failed when the model makes none (nothing is replaced)."))})
     spec.path("/api/config", operations={"get": op(
         "Model, context window, presets and limits",
         {"200": _json("ConfigResponse", "This server's configuration."),

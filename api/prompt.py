@@ -8,22 +8,22 @@ never the control token.
 
 Each message is tokenized once. Per-message costs come from one render of the candidate window
 (behind a stand-in first exchange, so no real message pays for the template's once-only
-preamble), the preamble is measured on the latest message alone, and the window is chosen by
-``trimming.choose_window``. The chosen window is rendered for real and, should a template not be
-per-message (so costs do not add up), the next older exchange is dropped until it fits.
+preamble), the preamble is measured on the latest message alone, and the history is chosen by
+``memory.selection.plan_history``. The plan is rendered for real and, should a template not be
+per-message (so costs do not add up), planned again with the overflow counted as fixed.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from jinja2.exceptions import TemplateError
 
-from .exceptions import ContextLengthExceeded, ValidationFailed
-from .trimming import choose_window, cut_points
-from .types import Prompt, TrimReport
+from .exceptions import ValidationFailed
+from .memory.selection import cut_points, exchanges, plan_history
+from .types import Prompt
 
 # Used when a model ships no chat template: plain "role: text" lines.
 FALLBACK_TEMPLATE = (
@@ -121,66 +121,70 @@ class PromptBuilder:
         return cut, ids[cut - begin:]
 
     def build(self, messages: Sequence[dict], *, system: str | None, max_new_tokens: int,
-              context_window: int, max_turns: int | None, with_text: bool = False) -> Prompt:
-        """Trim ``messages`` to the budget and render them; ``system`` is never trimmed.
+              context_window: int, max_turns: int | None, with_text: bool = False,
+              context: str | None = None, covers: int = 0,
+              recall: Callable[[str, list[str]], list[float]] | None = None) -> Prompt:
+        """Measure, plan (``selection.plan_history``) and render; ``system`` is never trimmed.
 
-        ``with_text`` also renders the prompt as text (for previews; generation needs only ids).
+        ``context`` is client-supplied text placed before the history as a user message (an
+        unsigned summary); ``covers`` leading messages are replaced by a summary; ``recall``
+        scores older exchanges against the new message (opt-in). ``with_text`` also renders
+        the prompt as text (for previews; generation needs only ids).
         """
         budget = context_window - max_new_tokens
         roles = [m["role"] for m in messages]
+        n, last = len(messages), len(messages) - 1
         head = [{"role": "system", "content": system}] if system else []
-        # Only the exchanges max_turns allows, and of those only a tail that can fit, are
-        # tokenized and rendered.
-        first_allowed = cut_points(roles, max_turns)[-1]
-        first_considered, window_ids = self._tail_that_can_fit(messages, first_allowed, budget)
-        window = list(messages[first_considered:])
-        content_ids = self.tokenize_text([m["content"] for m in head]) + window_ids
-        # Index space for rendering: 0 = system (if any), then the window's messages.
-        offset = len(head)
+        if context:
+            head.append({"role": "user", "content": context})
+        pinned = [i for i, m in enumerate(messages) if m.get("pinned")]
+        floor = max(cut_points(roles, max_turns)[-1], covers)
+        # Only a tail that can fit, the pins and (with recall) the older exchanges are tokenized.
+        tail, tail_ids = self._tail_that_can_fit(messages, floor, budget)
+        content: dict[int, list[int]] = dict(zip(range(tail, n), tail_ids, strict=True))
+        relevance, spans = None, exchanges(roles) if recall is not None else []
+        if spans:  # recall: every older exchange is scored, and so may need measuring
+            texts = ["\n".join(m["content"] for m in messages[a:b]) for a, b in spans]
+            scores = recall(messages[last]["content"], texts)
+            relevance = {a: float(s) for (a, _b), s in zip(spans, scores, strict=True)}
+        todo = sorted((set(pinned) | set(range(tail if not spans else 0, tail))) - set(content))
+        content.update(zip(todo, self.tokenize_text([messages[i]["content"] for i in todo]),
+                           strict=True))
+        head_ids = self.tokenize_text([m["content"] for m in head])
 
-        # Per-message costs, measured behind a stand-in exchange.
-        stand_in = [{"role": "user", "content": "."}]
-        if window[0]["role"] == "user":
-            stand_in.append({"role": "assistant", "content": "."})
-        probe = head + stand_in + window
-        shift = len(stand_in)
-        costs = [0] * len(window)
-        for index, scaffold in self._segments(probe):
-            if index is None:
-                continue
-            real = index - offset - shift
-            if real >= 0:
-                costs[real] = len(self._scaffold_ids(scaffold)) + len(content_ids[real + offset])
-        # Fixed cost: the prompt with only the latest message, less that message's own cost.
-        last_only = head + window[-1:]
-        ids_last = self._ids(last_only, {**{i: content_ids[i] for i in range(offset)},
-                                         offset: content_ids[offset + len(window) - 1]})
-        fixed = len(ids_last) - costs[-1]
-
-        report = choose_window([m["role"] for m in window], costs, fixed, budget, max_turns=None)
-        start = report.first_used
-        while True:
-            kept = window[start:]
-            ids = self._ids(head + kept, {**{i: content_ids[i] for i in range(offset)},
-                                           **{offset + j: content_ids[offset + start + j]
-                                              for j in range(len(kept))}})
+        costs = self._costs(messages, head, content)
+        fixed = len(self._ids(head + [messages[last]], {**dict(enumerate(head_ids)),
+                                                        len(head): content[last]})) - costs[last]
+        extra = 0
+        while True:  # a template that is not per-message: plan again with the overflow
+            plan = plan_history(roles, costs, fixed=fixed + extra, budget=budget,
+                                max_turns=max_turns, pinned=pinned, covers=covers,
+                                relevance=relevance)
+            kept = plan.used
+            ids = self._ids(head + [messages[i] for i in kept],
+                            {**dict(enumerate(head_ids)),
+                             **{len(head) + j: content[i] for j, i in enumerate(kept)}})
             if len(ids) <= budget:
                 break
-            later = [i for i in range(start + 1, len(window)) if window[i]["role"] == "user"]
-            if not later:
-                raise ContextLengthExceeded(
-                    f"The prompt needs {len(ids)} tokens, but only {budget} are available "
-                    f"(context window {context_window} less max_new_tokens {max_new_tokens}).",
-                    param="messages")
-            start = later[0]
-        text = self._render(head + kept) if with_text else None
-        received = len(messages)
-        first_used = first_considered + start
-        return Prompt(
-            ids=ids, text=text,
-            report=TrimReport(received=received, used=received - first_used, dropped=first_used,
-                              dropped_by_max_turns=first_allowed,
-                              dropped_by_context=first_used - first_allowed,
-                              first_used=first_used),
-            context_window=context_window, max_new_tokens=max_new_tokens,
-        )
+            extra += len(ids) - budget
+        text = self._render(head + [messages[i] for i in kept]) if with_text else None
+        return Prompt(ids=ids, text=text, report=plan, context_window=context_window,
+                      max_new_tokens=max_new_tokens, costs=tuple(costs))
+
+    def _costs(self, messages: Sequence[dict], head: list[dict],
+               content: dict[int, list[int]]) -> list[int | None]:
+        """Each measured message's tokens (content and its own scaffolding), from one render of
+        the measured messages behind a stand-in exchange, so none pays for the template's
+        once-only preamble. Unmeasured messages cost ``None``: they cannot fit."""
+        order = sorted(content)
+        stand_in = [{"role": "user", "content": "."}]
+        if messages[order[0]]["role"] == "user":
+            stand_in.append({"role": "assistant", "content": "."})
+        probe = head + stand_in + [messages[i] for i in order]
+        skip = len(head) + len(stand_in)
+        costs: list[int | None] = [None] * len(messages)
+        for index, scaffold in self._segments(probe):
+            if index is not None and index >= skip:
+                i = order[index - skip]
+                costs[i] = len(self._scaffold_ids(scaffold)) + len(content[i])
+        return costs

@@ -25,6 +25,13 @@ class Usage(Schema):
     total_tokens = _req(fields.Integer())
 
 
+class SummaryPlacement(Schema):
+    covers = _req(fields.Integer())
+    signed = _req(fields.Boolean(), "Signed by this server for these messages.")
+    placement = _req(fields.String(validate=validate.OneOf(["system", "context"])),
+                     "system: with system authority (signed); context: as plain user context.")
+
+
 class HistoryReport(Schema):
     """What part of the client's history reached the model, and why the rest did not."""
     received = _req(fields.Integer(), "Messages the client sent (system prompt not counted).")
@@ -32,7 +39,33 @@ class HistoryReport(Schema):
     dropped = _req(fields.Integer(), "Oldest messages left out: received - used.")
     dropped_by_max_turns = _req(fields.Integer(), "Of those, left out because of max_turns.")
     dropped_by_context = _req(fields.Integer(), "Of those, left out to fit the context window.")
-    first_used = _req(fields.Integer(), "Index in the client's list of the first message used.")
+    first_used = _req(fields.Integer(), "Index of the first message of the kept recent window.")
+    pinned = _req(fields.List(fields.Integer()), "Pinned messages (all kept).")
+    recalled = _req(fields.List(fields.Integer()), "Messages of recalled older exchanges.")
+    summarised = _req(fields.Integer(), "Of the dropped, covered by the summary.")
+    lost = _req(fields.Integer(), "Of the dropped, covered by no summary: lost to the model.")
+    dropped_ranges = _req(fields.List(fields.List(fields.Integer())),
+                          "[start, end) ranges of the messages not sent to the model.")
+    summary = _req(fields.Nested(SummaryPlacement, allow_none=True),
+                   "How the client's summary was placed; null without one.")
+
+
+class Summary(Schema):
+    """A rolling summary as returned: send it back as the request's summary, unchanged."""
+    text = _req(fields.String())
+    covers = _req(fields.Integer(), "How many leading messages it replaces.")
+    signature = _req(fields.String(allow_none=True), "This server's HMAC signature.")
+
+
+class Compaction(Schema):
+    """Whether the history was compacted after the reply (and why not)."""
+    status = _req(fields.String(validate=validate.OneOf(["off", "not_needed", "ok", "failed"])))
+    reason = fields.String(metadata={"description": "Why it failed or was not needed."})
+    covers = fields.Integer(metadata={"description": "What the new summary covers."})
+    folded = fields.Integer(metadata={"description": "Messages folded into it."})
+    input_dropped = fields.Integer(metadata={"description": "Folded messages too long for the "
+                                                            "summary prompt (kept in the ledger)."})
+    usage = fields.Nested(Usage, metadata={"description": "Tokens spent on it."})
 
 
 # -- native API --------------------------------------------------------------------------
@@ -47,6 +80,10 @@ class ChatResponse(Schema):
     finish_reason = _req(fields.String(validate=validate.OneOf(FINISH_REASONS)))
     usage = _req(fields.Nested(Usage))
     history = _req(fields.Nested(HistoryReport))
+    compaction = _req(fields.Nested(Compaction))
+    summary = fields.Nested(Summary, metadata={"description": "The new summary, after a "
+                                                              "compaction: keep it and send it "
+                                                              "back with the next request."})
     conversation_id = fields.String(metadata={"description": "Echoed when the request sent one."})
 
 
@@ -64,10 +101,26 @@ class PreviewResponse(Schema):
     conversation_id = fields.String()
 
 
+class PresetMemory(Schema):
+    compact = _req(fields.Boolean())
+    recall = _req(fields.Boolean())
+    ledger = _req(fields.Boolean())
+    summary_instruction = _req(fields.String())
+    summary_max_tokens = _req(fields.Integer())
+
+
 class Preset(Schema):
     description = _req(fields.String())
     system = _req(fields.String(allow_none=True))
     generation = _req(fields.Dict(keys=fields.String()))
+    locked = _req(fields.Boolean(), "Clients cannot replace or extend the system prompt.")
+    locked_settings = _req(fields.List(fields.String()), "Settings clients may not send.")
+    memory = _req(fields.Nested(PresetMemory))
+
+
+class SummarizeResponse(Schema):
+    compaction = _req(fields.Nested(Compaction))
+    summary = _req(fields.Nested(Summary))
 
 
 class Defaults(Schema):
@@ -126,6 +179,9 @@ class Choice(Schema):
 
 class MnemoExtra(Schema):
     history = _req(fields.Nested(HistoryReport))
+    compaction = _req(fields.Nested(Compaction), "Off unless the request's mnemo.compact is true.")
+    summary = fields.Nested(Summary, metadata={"description": "The new summary, after a "
+                                                              "compaction."})
 
 
 class ChatCompletion(Schema):

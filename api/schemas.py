@@ -12,9 +12,11 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from .chat_defaults import DEFAULT_MAX_TURNS
 from .config import Settings
 from .exceptions import ValidationFailed
-from .presets import PRESETS
 from .types import SamplingParams
 
+GENERATION_KEYS = frozenset({
+    "max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "seed", "num_beams",
+    "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size", "stop"})
 SAMPLING_ONLY = ("temperature", "top_p", "top_k", "seed")
 BEAM_ONLY = ("length_penalty", "early_stopping")
 
@@ -128,6 +130,34 @@ def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) ->
     return SamplingParams(**merged)
 
 
+def summary_schema(settings: Settings) -> type[Schema]:
+    """A rolling summary as the client sends it back: text, how many leading messages it
+    replaces, and the server's signature (absent or null when the client wrote or edited it)."""
+    return Schema.from_dict({
+        "text": fields.String(required=True, validate=[validate.Length(
+            max=settings.max_message_chars), not_blank], metadata={"pattern": NOT_BLANK}),
+        "covers": StrictInteger(required=True, validate=validate.Range(0, settings.max_messages),
+                                metadata={"description": "How many leading messages it "
+                                                         "replaces."}),
+        "signature": fields.String(allow_none=True, validate=validate.Length(max=200),
+                                   metadata={"description": "As the server returned it."}),
+    }, name="SummaryInput")
+
+
+def check_covers(summary: dict | None, messages: list[dict]) -> None:
+    """A summary leaves the latest message and covers whole exchanges only."""
+    if not summary or not messages:
+        return
+    covers = summary["covers"]
+    if covers >= len(messages):
+        raise ValidationError({"covers": ["A summary cannot cover the latest message: covers "
+                                          f"must be below {len(messages)}."]}, "summary")
+    if covers and messages[covers]["role"] != "user":
+        raise ValidationError({"covers": [f"A summary covers whole exchanges: message {covers} "
+                                          "(the first one it leaves) must be a user message."]},
+                              "summary")
+
+
 class _ChatBase(Schema):
     class Meta:
         unknown = RAISE
@@ -139,19 +169,24 @@ class _ChatBase(Schema):
             raise ValidationError(
                 "The last message must come from the user: it is what the model answers.",
                 field_name="messages")
+        check_covers(data.get("summary"), messages)
 
 
 class Schemas:
-    """The request schemas for one app, with its configured limits."""
+    """The request schemas for one app, with its configured limits and presets."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, presets: dict):
         self.settings = settings
+        self.presets = presets
         limit = settings.max_message_chars
         message = Schema.from_dict({
             "role": fields.String(required=True, validate=validate.OneOf(["user", "assistant"])),
             "content": fields.String(required=True, validate=[validate.Length(max=limit), not_blank],
                                      metadata={"pattern": NOT_BLANK}),
+            "pinned": StrictBoolean(metadata={"description": "Kept whatever the trim; never "
+                                                             "folded into a summary."}),
         }, name="Message")
+        self.summary = summary_schema(settings)
         self.chat = _ChatBase.from_dict({
             "messages": fields.List(
                 fields.Nested(message), required=True,
@@ -160,7 +195,7 @@ class Schemas:
                                          "user's new message. The server keeps nothing."}),
             "system": fields.String(validate=validate.Length(max=limit), allow_none=True,
                                     metadata={"description": "System prompt; never trimmed."}),
-            "template": fields.String(validate=validate.OneOf(list(PRESETS)),
+            "template": fields.String(validate=validate.OneOf(list(presets)),
                                       metadata={"description": "A preset: instruction and "
                                                                "generation defaults."}),
             "max_turns": StrictInteger(
@@ -173,12 +208,72 @@ class Schemas:
                                              metadata={"description": "Echoed back; not stored."}),
             "stream": StrictBoolean(metadata={"description": "Stream the reply as server-sent "
                                                               "events."}),
+            "summary": fields.Nested(self.summary, allow_none=True, metadata={
+                "description": "The rolling summary the server returned last (or one the client "
+                               "wrote: unsigned, it is placed as plain context)."}),
+            "compact": StrictBoolean(metadata={"description": "Summarise the oldest exchanges "
+                                                              "after the reply when the history "
+                                                              "nears its budget. Default: the "
+                                                              "preset's (on)."}),
+            "recall": StrictBoolean(metadata={"description": "Fill part of the budget with the "
+                                                             "older exchanges most relevant to the "
+                                                             "new message. Default: the preset's "
+                                                             "(off)."}),
             **generation_fields(settings),
         }, name="ChatRequest")()
 
-    def load_chat(self, body: object) -> dict:
-        """Validate a native chat request; raise ValidationFailed naming each bad field."""
-        return load(self.chat, body)
+        self.summarize = Schema.from_dict({
+            "messages": fields.List(fields.Nested(message), required=True,
+                                    validate=validate.Length(1, settings.max_messages)),
+            "summary": fields.Nested(self.summary, allow_none=True,
+                                     metadata={"description": "The summary to extend."}),
+            "covers": StrictInteger(validate=validate.Range(1, settings.max_messages), metadata={
+                "description": "Fold the messages before this index (default: all of them)."}),
+            "template": fields.String(validate=validate.OneOf(list(presets)),
+                                      metadata={"description": "Whose summary instruction."}),
+        }, name="SummarizeRequest")()
+
+    def load_summarize(self, body: object) -> dict:
+        """Validate a summarize request: the range to fold is whole exchanges past the summary."""
+        from .memory.summary import Summary
+
+        data = load(self.summarize, body)
+        messages, summary = data["messages"], data.get("summary")
+        covers = data.get("covers", len(messages))
+        errors = {}
+        start = summary["covers"] if summary else 0
+        if covers > len(messages):
+            errors["covers"] = [f"There are only {len(messages)} messages."]
+        elif covers <= start:
+            errors["covers"] = [f"Must be above what the summary already covers ({start})."]
+        elif covers < len(messages) and messages[covers]["role"] != "user":
+            errors["covers"] = [f"A summary covers whole exchanges: message {covers} must be a "
+                                "user message."]
+        if start and (start >= len(messages) or messages[start]["role"] != "user"):
+            errors["summary.covers"] = ["Must end on a whole exchange within the messages."]
+        if errors:
+            raise ValidationFailed(_sentence(errors), fields=errors, param=next(iter(errors)))
+        return {"messages": messages, "covers": covers, "preset": self.presets[
+            data.get("template") or "default"], "summary": Summary(**summary) if summary else None}
+
+    def load_chat(self, body: object):
+        """Validate a native chat request into a ChatRequest; raise ValidationFailed naming
+        each bad field, or PresetLocked."""
+        from .chat_request import resolve
+        from .memory.summary import Summary
+
+        data = load(self.chat, body)
+        preset = self.presets[data.get("template") or "default"]
+        summary = data.get("summary")
+        return resolve(
+            preset, sent=data, generation={k: v for k, v in data.items() if k in GENERATION_KEYS},
+            max_new_tokens_limit=self.settings.max_new_tokens_limit,
+            default_max_new_tokens=self.settings.default_max_new_tokens,
+            system=data.get("system"), compact=data.get("compact"), recall=data.get("recall"),
+            messages=data["messages"], max_turns=data.get("max_turns", DEFAULT_MAX_TURNS),
+            adapter=data.get("adapter"), stream=data.get("stream", False),
+            conversation_id=data.get("conversation_id"),
+            summary=Summary(**summary) if summary else None)
 
 
 def load(schema: Schema, body: object) -> dict:

@@ -1,22 +1,25 @@
-"""What every chat surface does between parsing a request and shaping a reply.
+"""What every chat surface does between parsing a request and encoding a reply.
 
-Both the native API and the OpenAI-compatible one come through here: read the JSON body, build
-the prompt (trim + render), submit it to the engine, and stream the Chunks back, cancelling the
-generation when the client goes away.
+Both APIs come through here with a ``ChatRequest``: ``prepare`` checks readiness and the
+adapter once, places the summary (signed: with system authority; unsigned: as plain context),
+and has the prompt built (measure, plan, render); ``Generation`` submits it and yields Chunks;
+``after_reply`` compacts the history once the reply's last token is out; ``event_stream`` is the
+one streaming helper. Each route only encodes.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
-from flask import current_app, request
+from flask import Response, current_app, request, stream_with_context
 
+from .chat_request import ChatRequest
 from .engine import Engine, Handle
-from .exceptions import MnemoError, ValidationFailed
-from .presets import PRESETS
-from .schemas import sampling_params
+from .exceptions import InvalidSummary, MnemoError, UnknownAdapter, ValidationFailed
+from .memory.summary import Summary
 from .types import Chunk, Prompt, SamplingParams, Usage
 
 
@@ -39,34 +42,72 @@ def read_json() -> object:
         raise ValidationFailed(f"The body is not valid JSON: {exc}.") from None
 
 
-def system_prompt(template: str | None, system: str | None) -> str | None:
-    """Combine a preset's instruction with the request's own system prompt."""
-    preset = PRESETS[template or "default"]
-    parts = [p for p in (preset.system, system) if p]
-    return "\n\n".join(parts) or None
+@dataclass(frozen=True)
+class Prepared:
+    """A request's prompt, with the adapter it runs on and the summary it was built with."""
+
+    prompt: Prompt
+    adapter: str | None
+    summary: Summary | None  # the client's summary, when it was placed
+    summary_report: dict | None  # {"covers", "signed", "placement"}
+
+    def history(self) -> dict:
+        return {**self.prompt.report.as_dict(), "summary": self.summary_report}
 
 
-def sampling_for(given: dict, preset_defaults: dict) -> SamplingParams:
-    """Resolve a request's generation parameters over its preset and the server default."""
-    settings = current_app.config["MNEMO"]
-    defaults = dict(preset_defaults)
-    if "max_new_tokens" in defaults:  # a preset never asks for more than this server allows
-        defaults["max_new_tokens"] = min(defaults["max_new_tokens"], settings.max_new_tokens_limit)
-    return sampling_params(given, defaults, settings.default_max_new_tokens)
+def adapter_of(req: ChatRequest) -> str | None:
+    """The adapter a request runs on: named directly (native) or as the model (/v1)."""
+    eng = engine()
+    if req.model is None:
+        eng.check_adapter(req.adapter)
+        return req.adapter
+    if req.model == eng.model_id:
+        return None
+    if req.model in eng.adapters:
+        return req.model
+    known = ", ".join([eng.model_id, *eng.adapters])
+    raise UnknownAdapter(f"The model {req.model!r} does not exist; available: {known}.",
+                         param="model")
 
 
-def prepare(messages: list[dict], *, system: str | None, params: SamplingParams,
-            max_turns: int | None, with_text: bool = False) -> Prompt:
-    """Trim and render; the output budget is reserved before any history is kept."""
-    return engine().build_prompt(messages, system=system, max_new_tokens=params.max_new_tokens,
-                                 max_turns=max_turns, with_text=with_text)
+def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
+    """Check readiness and the adapter once, place the summary, and build the prompt."""
+    eng = engine()
+    eng.require_ready()
+    adapter = adapter_of(req)
+    system = [p for p in (req.preset.system, req.system) if p]
+    context, report, summary = None, None, req.summary
+    if summary is not None:
+        covered = [{"role": m["role"], "content": m["content"]}
+                   for m in req.messages[:summary.covers]]
+        signed = current_app.extensions["memory"].signer.verify(summary, covered)
+        if not signed and req.preset.locked:
+            raise InvalidSummary(
+                f"The preset {req.preset.name!r} is locked: a summary must be the one this "
+                "server signed, unchanged, for the same messages. Send it as returned, or none.",
+                param="summary")
+        if signed:
+            system.append("Summary of the earlier conversation:\n" + summary.text)
+        else:
+            context = ("Summary of our earlier conversation (provided by the client, not "
+                       "verified):\n" + summary.text)
+        report = {"covers": summary.covers, "signed": signed,
+                  "placement": "system" if signed else "context"}
+    recall = current_app.extensions["memory"].recall.scores if req.recall else None
+    prompt = eng.build_prompt(req.messages, system="\n\n".join(system) or None, context=context,
+                              covers=summary.covers if summary else 0, recall=recall,
+                              max_new_tokens=req.params.max_new_tokens, max_turns=req.max_turns,
+                              with_text=with_text)
+    return Prepared(prompt, adapter, summary, report)
 
 
 class Generation:
     """One submitted generation, consumed once as a stream or joined into a whole reply."""
 
-    def __init__(self, prompt: Prompt, params: SamplingParams, adapter: str | None):
+    def __init__(self, prompt: Prompt, params: SamplingParams, adapter: str | None, *,
+                 summary: bool = False):
         self.prompt = prompt
+        self.summary = summary  # a compaction's generation: counted apart from replies
         self.handle: Handle = engine().submit(prompt.ids, params, adapter)
         self.text = ""
         self.finish_reason: str | None = None
@@ -92,6 +133,10 @@ class Generation:
         if self._recorded:
             return
         self._recorded = True
+        if self.summary:
+            self._metrics.add("summaries", 1)
+            self._metrics.add("summary_tokens", len(self.prompt.ids) + self.usage.completion_tokens)
+            return
         h = self.handle
         now = time.monotonic()
         self._metrics.observe_generation(
@@ -104,6 +149,41 @@ class Generation:
         for _chunk in self.chunks():
             pass
         return self
+
+
+def start(req: ChatRequest) -> tuple[Prepared, Generation]:
+    prepared = prepare(req)
+    return prepared, Generation(prepared.prompt, req.params, prepared.adapter)
+
+
+def after_reply(req: ChatRequest, prepared: Prepared, gen: Generation) -> dict:
+    """Compact after the reply's last token: ``{"compaction": {...}, "summary"?: {...}}``."""
+    from .memory import compaction
+
+    if not req.compact:
+        return {"compaction": {"status": "off"}}
+    if gen.finish_reason == "cancelled":
+        return {"compaction": {"status": "not_needed", "reason": "the reply was cancelled"}}
+    return compaction.compact_if_due(req, prepared)
+
+
+def event_stream(events: Iterator[str], gen: Generation, on_error: Callable[[MnemoError], str],
+                 trailer: str = "", headers: dict | None = None) -> Response:
+    """Stream server-sent events; an error after the headers went out travels as an event, and
+    the generation is cancelled when the client goes away (even before the first token)."""
+    def run() -> Iterator[str]:
+        try:
+            yield from events
+        except MnemoError as err:
+            yield on_error(err)
+        finally:
+            gen.close()
+        if trailer:
+            yield trailer
+
+    return Response(stream_with_context(run()), mimetype="text/event-stream",
+                    headers={**(headers or {}), "Cache-Control": "no-cache",
+                             "X-Accel-Buffering": "no"})
 
 
 def sse(data: object, event: str | None = None) -> str:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .memory.selection import HistoryPlan
 
 
 @dataclass(frozen=True)
@@ -28,29 +32,15 @@ class SamplingParams:
 
 
 @dataclass(frozen=True)
-class TrimReport:
-    """What part of the client's history reached the model, and why the rest did not."""
-
-    received: int  # messages the client sent (system prompt not counted)
-    used: int  # messages rendered into the prompt
-    dropped: int  # oldest messages left out: received - used
-    dropped_by_max_turns: int  # of those, left out because of max_turns
-    dropped_by_context: int  # of those, left out to fit the context window
-    first_used: int  # index in the client's list of the first message used
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
 class Prompt:
     """A rendered prompt: the exact token ids the model sees, and how they were chosen."""
 
     ids: list[int]
     text: str | None  # rendered only when asked for (previews)
-    report: TrimReport
+    report: HistoryPlan  # which messages reached the model, and why the others did not
     context_window: int
     max_new_tokens: int
+    costs: tuple[int | None, ...] = ()  # each message's tokens as measured (None: not measured)
 
 
 @dataclass

@@ -35,7 +35,7 @@
   function defaults() {
     const d = (config && config.defaults) || { max_new_tokens: 256, max_turns: 10 };
     return { system: "", template: "default", adapter: "", max_turns: d.max_turns,
-             max_new_tokens: d.max_new_tokens, temperature: 0 };
+             max_new_tokens: d.max_new_tokens, temperature: 0, compact: true, recall: false };
   }
   function save() { return S.write(current); }
   function remember(id) {
@@ -126,6 +126,7 @@
   function render() {
     $("conv-title").textContent = current.title;
     fillSettings();
+    fillMemory();
     renderList();
     const box = $("messages");
     box.replaceChildren();
@@ -133,7 +134,8 @@
     box.scrollTop = box.scrollHeight;
   }
   function renderMessage(m, index) {
-    const div = el("div", "msg " + m.role + (m.status === "failed" ? " failed" : ""));
+    const div = el("div", "msg " + m.role + (m.status === "failed" ? " failed" : "") +
+                   (m.pinned ? " pinned" : ""));
     div.dataset.index = index;
     const body = el("div", "body");
     if (m.role === "assistant") body.appendChild(MD.render(m.content));
@@ -145,10 +147,18 @@
       if (m.role === "user") addButton(meta, "Retry", () => retry(index));
     }
     if (m.status === "stopped") meta.appendChild(el("span", "", "stopped"));
+    if (m.pinned) meta.appendChild(el("span", "pin-mark", "📌 pinned"));
     if (m.report) {
-      meta.appendChild(el("span", "report",
-        `history: ${m.report.used}/${m.report.received} messages used` +
-        (m.report.dropped ? `, ${m.report.dropped} dropped` : "")));
+      const r = m.report, parts = [`history: ${r.used}/${r.received} messages used`];
+      if (r.pinned && r.pinned.length) parts.push(`${r.pinned.length} pinned`);
+      if (r.recalled && r.recalled.length) parts.push(`${r.recalled.length} recalled`);
+      if (r.summarised) parts.push(`${r.summarised} summarised`);
+      meta.appendChild(el("span", "report", parts.join(", ")));
+      const lost = r.lost !== undefined ? r.lost : r.dropped;
+      if (lost) meta.appendChild(el("span", "warn lost", `${lost} older message(s) not seen by the model and in no summary`));
+    }
+    if (m.compaction && m.compaction.status === "failed") {
+      meta.appendChild(el("span", "warn", "summary failed: " + m.compaction.reason));
     }
     if (m.usage) {
       meta.appendChild(el("span", "usage",
@@ -156,6 +166,9 @@
     }
     addButton(meta, "Copy", () => navigator.clipboard && navigator.clipboard.writeText(m.content));
     if (m.role === "user" && m.status !== "failed") addButton(meta, "Edit", () => edit(index));
+    if (m.status !== "failed" && m.status !== "streaming") {
+      addButton(meta, m.pinned ? "Unpin" : "Pin", () => togglePin(index));
+    }
     if (m.role === "assistant" && index === current.messages.length - 1) addButton(meta, "Regenerate", regenerate);
     div.appendChild(meta);
     return div;
@@ -164,18 +177,38 @@
     const b = el("button", "", label); b.type = "button"; b.onclick = fn; parent.appendChild(b);
   }
 
-  // The history the model should see: no failed exchange, at most max_turns exchanges.
-  function historyFor(upTo) {
-    const msgs = current.messages.slice(0, upTo + 1).filter((m) => m.status !== "failed" && m.content.trim());
-    const users = msgs.map((m, i) => (m.role === "user" ? i : -1)).filter((i) => i >= 0);
-    const start = users.length > current.settings.max_turns ? users[users.length - current.settings.max_turns] : 0;
-    return msgs.slice(start).map((m) => ({ role: m.role, content: m.content }));
+  // The history the model may see: every message but failed exchanges (the server trims it,
+  // keeps pins, places the summary and says what it dropped). ``ids`` maps the list back to
+  // stored messages, so a summary's ``covers`` can follow the messages it stands in for.
+  function historyFor(upTo, conv) {
+    conv = conv || current;
+    const kept = conv.messages.slice(0, upTo + 1).filter((m) => m.status !== "failed" && m.content.trim());
+    const limit = (config && config.limits && config.limits.max_messages) || 2000;
+    const sent = kept.slice(Math.max(0, kept.length - limit));
+    return { ids: sent.map((m) => m.id),
+             messages: sent.map((m) => (m.pinned ? { role: m.role, content: m.content, pinned: true }
+                                                  : { role: m.role, content: m.content })) };
   }
 
-  function requestBody(history) {
-    const s = current.settings;
-    const body = { messages: history, stream: true, conversation_id: current.id,
-                   max_turns: s.max_turns, max_new_tokens: s.max_new_tokens };
+  // The stored summary, with covers counted in this request's list (null when the messages
+  // it covered are no longer the leading ones).
+  function summaryFor(ids, conv) {
+    const sum = (conv || current).summary;
+    if (!sum || !sum.text || !sum.text.trim()) return null;
+    const covers = sum.next_id ? ids.indexOf(sum.next_id) : 0;
+    if (covers < 0) return null;
+    return { text: sum.text, covers, signature: sum.signature || null };
+  }
+
+  function requestBody(history, conv) {
+    conv = conv || current;
+    const s = conv.settings;
+    const body = { messages: history.messages, stream: true, conversation_id: conv.id,
+                   max_turns: s.max_turns, max_new_tokens: s.max_new_tokens,
+                   compact: s.compact !== false };
+    if (s.recall) body.recall = true;
+    const summary = summaryFor(history.ids, conv);
+    if (summary) body.summary = summary;
     if (s.system && s.system.trim()) body.system = s.system;
     if (s.template && s.template !== "default") body.template = s.template;
     if (s.adapter) body.adapter = s.adapter;
@@ -204,8 +237,9 @@
     let failure = null, lastSave = 0;
     try {
       const headers = { "Content-Type": "application/json", ...authHeaders() };
+      const history = historyFor(userIndex, conv);
       const resp = await fetch("/api/chat", { method: "POST", headers, signal: controller.signal,
-                                              body: JSON.stringify(requestBody(historyFor(userIndex))) });
+                                              body: JSON.stringify(requestBody(history, conv)) });
       if (!resp.ok) {
         let message = `HTTP ${resp.status}`;
         try { message = (await resp.json()).error.message || message; } catch (e) { /* not JSON */ }
@@ -229,6 +263,11 @@
           } else if (name === "done") {
             reply.content = data.message.content; reply.report = data.history; reply.usage = data.usage;
             reply.finish_reason = data.finish_reason; reply.status = "ok"; user.status = "ok"; done = true;
+            if (data.compaction && data.compaction.status === "failed") reply.compaction = data.compaction;
+            if (data.summary) {
+              conv.summary = { text: data.summary.text, signature: data.summary.signature,
+                               next_id: history.ids[data.summary.covers] || null, updated: Date.now() };
+            }
           } else if (name === "error") {
             throw new Error(data.error.message);
           }
@@ -278,6 +317,86 @@
     send(text);
   }
 
+  function togglePin(index) {
+    const m = current.messages[index];
+    m.pinned = !m.pinned;
+    if (!m.pinned) delete m.pinned;
+    save(); render();
+  }
+
+  // -- memory panel ----------------------------------------------------------------------
+  function fillMemory() {
+    const s = current.settings, sum = current.summary;
+    $("mem-compact").checked = s.compact !== false;
+    $("mem-recall").checked = Boolean(s.recall);
+    const box = $("mem-summary-text");
+    if (!box.readOnly) return; // being edited: leave the user's text alone
+    box.value = sum ? sum.text : "";
+    const state = $("mem-summary-state");
+    state.className = sum && !sum.signature ? "unsigned" : "";
+    state.textContent = !sum ? "(none)" : sum.signature ? "(written by the server, signed)"
+      : "(edited: unsigned, sent as plain context)";
+  }
+  function editSummary() {
+    const box = $("mem-summary-text");
+    box.readOnly = false; box.focus();
+    $("mem-edit").hidden = true; $("mem-save").hidden = false;
+  }
+  function saveSummary() {
+    const box = $("mem-summary-text"), text = box.value;
+    box.readOnly = true; $("mem-edit").hidden = false; $("mem-save").hidden = true;
+    if (!text.trim()) { delete current.summary; }
+    else if (!current.summary || text !== current.summary.text) {
+      // An edited summary loses the server's signature: it is sent as plain context.
+      current.summary = { ...(current.summary || { next_id: null }), text, signature: null, edited: true,
+                          updated: Date.now() };
+    }
+    save(); fillMemory();
+  }
+  function clearSummary() {
+    if (!current.summary) return;
+    if (!confirm("Clear this conversation's summary? Messages it covered are still stored here.")) return;
+    delete current.summary;
+    $("mem-summary-text").readOnly = true; $("mem-edit").hidden = false; $("mem-save").hidden = true;
+    save(); fillMemory();
+  }
+  async function previewPlan() {
+    const out = $("mem-plan");
+    const draft = $("input").value.trim() || "(your next message)";
+    const history = historyFor(current.messages.length - 1);
+    history.messages.push({ role: "user", content: draft });
+    history.ids.push(null);
+    if (history.messages.length > 1 && history.messages[history.messages.length - 2].role === "user" &&
+        current.messages.length && current.messages[current.messages.length - 1].status === "failed") {
+      history.messages.splice(-2, 1); history.ids.splice(-2, 1);
+    }
+    const body = requestBody(history);
+    delete body.stream; delete body.compact;
+    out.textContent = "Asking the server…";
+    try {
+      const resp = await fetch("/api/chat/preview", { method: "POST", body: JSON.stringify(body),
+        headers: { "Content-Type": "application/json", ...authHeaders() } });
+      const data = await resp.json();
+      if (!resp.ok) { out.textContent = "Preview failed: " + data.error.message; return; }
+      const r = data.history, n = (list) => list.length;
+      const ranges = (rs) => rs.map(([a, b]) => (b - a === 1 ? `#${a + 1}` : `#${a + 1}–#${b}`)).join(", ");
+      const ul = el("ul");
+      const line = (cls, text) => ul.appendChild(el("li", cls, text));
+      line("", `${data.prompt_tokens} of ${data.context_window - data.max_new_tokens} prompt tokens, ` +
+                `${data.max_new_tokens} kept for the reply`);
+      line("", `pinned: ${n(r.pinned) ? r.pinned.map((i) => "#" + (i + 1)).join(", ") : "none"}`);
+      line("", `recalled: ${n(r.recalled) ? r.recalled.map((i) => "#" + (i + 1)).join(", ") : "none"}`);
+      line("", r.summary ? `summary: covers ${r.summary.covers} message(s), ` +
+        (r.summary.signed ? "signed, placed as system context" : "unsigned, placed as plain context")
+        : "summary: none");
+      line("", `kept verbatim: ${r.used} of ${r.received} message(s), the recent ones from #${r.first_used + 1}`);
+      line("", `summarised: ${r.summarised}`);
+      line(r.lost ? "warn" : "", `dropped and in no summary: ${r.lost}` +
+        (r.dropped_ranges.length ? ` (not sent: ${ranges(r.dropped_ranges)})` : ""));
+      out.replaceChildren(ul);
+    } catch (e) { out.textContent = "The server cannot be reached."; }
+  }
+
   // -- wiring ----------------------------------------------------------------------------
   function wire() {
     $("composer").addEventListener("submit", async (e) => {
@@ -322,6 +441,13 @@
       renderList();
     });
     $("toggle-settings").onclick = () => { $("settings").hidden = !$("settings").hidden; };
+    $("toggle-memory").onclick = () => { $("memory").hidden = !$("memory").hidden; };
+    $("mem-compact").addEventListener("change", (e) => { current.settings.compact = e.target.checked; save(); });
+    $("mem-recall").addEventListener("change", (e) => { current.settings.recall = e.target.checked; save(); });
+    $("mem-edit").onclick = editSummary;
+    $("mem-save").onclick = saveSummary;
+    $("mem-clear").onclick = clearSummary;
+    $("mem-preview").onclick = previewPlan;
     $("settings").addEventListener("change", readSettings);
     $("set-apikey").addEventListener("change", async (e) => {
       const key = e.target.value.trim();
@@ -347,6 +473,10 @@
 
   async function start() {
     wire();
+    // Ask the browser not to evict these conversations under storage pressure.
+    if (navigator.storage && navigator.storage.persist) {
+      navigator.storage.persist().then((granted) => { window.mnemoPersisted = granted; }, () => {});
+    }
     await loadConfig();
     const last = localStorage.getItem("mnemo.v1.current");
     const convs = S.list();

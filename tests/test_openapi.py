@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from api import create_app
+from api.presets import builtin_dir
 from tests.conftest import LiveServer, tiny_config, wait_ready
 from tests.helpers import post_json, user
 
@@ -54,8 +55,15 @@ def test_docs_page_describes_every_operation(client):
 
 @pytest.fixture(scope="module")
 def keyed_live(tiny_dir, lora_dir, tmp_path_factory):
-    """Small limits keep generated requests cheap; a key lets schemathesis probe auth too."""
+    """Small limits keep generated requests cheap (summaries too); a key lets schemathesis
+    probe auth too."""
+    presets = tmp_path_factory.mktemp("presets")
+    for path in builtin_dir().iterdir():
+        text = path.read_text(encoding="utf-8").replace("summary_max_tokens = 160",
+                                                        "summary_max_tokens = 16")
+        (presets / path.name).write_text(text, encoding="utf-8")
     app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, api_keys=(KEY,),
+                                 presets_dir=str(presets),
                                  max_messages=8, max_message_chars=300, max_new_tokens_limit=8,
                                  default_max_new_tokens=4, max_request_bytes=20_000,
                                  max_batch_size=4, max_queue=8))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from api.presets import PRESETS
+from api.config import Settings
+from api.presets import load_presets
 from api.prompt import FALLBACK_TEMPLATE, PromptBuilder
 
 
@@ -70,11 +71,12 @@ def test_fallback_template_for_models_without_one(tokenizer):
 
 
 def test_legal_preset_carries_the_original_instruction_and_settings():
-    legal = PRESETS["legal"]
+    presets = load_presets(Settings.load({}))
+    legal = presets["legal"]
     assert "资深法律专家" in legal.system and "200" in legal.system
     assert legal.generation["num_beams"] == 4
     assert legal.generation["no_repeat_ngram_size"] == 3
-    assert PRESETS["default"].system is None
+    assert presets["default"].system is None
 
 
 def test_report_counts_what_was_dropped(tokenizer):
@@ -84,9 +86,9 @@ def test_report_counts_what_was_dropped(tokenizer):
         messages += [{"role": "user", "content": f"question {i}"},
                      {"role": "assistant", "content": f"answer {i}"}]
     messages.append({"role": "user", "content": "last"})
-    report = build(builder, messages, max_turns=10).report
-    assert (report.received, report.used, report.dropped) == (25, 19, 6)
-    assert report.dropped_by_max_turns == 6 and report.dropped_by_context == 0
-    tight = build(builder, messages, max_turns=10, window=120, max_new=20).report
-    assert tight.dropped_by_max_turns == 6 and tight.dropped_by_context > 0
-    assert tight.used % 2 == 1  # whole exchanges plus the last question
+    report = build(builder, messages, max_turns=10).report.as_dict()
+    assert (report["received"], report["used"], report["dropped"]) == (25, 19, 6)
+    assert report["dropped_by_max_turns"] == 6 and report["dropped_by_context"] == 0
+    tight = build(builder, messages, max_turns=10, window=120, max_new=20).report.as_dict()
+    assert tight["dropped_by_max_turns"] == 6 and tight["dropped_by_context"] > 0
+    assert tight["used"] % 2 == 1  # whole exchanges plus the last question

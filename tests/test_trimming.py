@@ -7,8 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.exceptions import ContextLengthExceeded
+from api.memory.selection import cut_points, plan_history
 from api.prompt import PromptBuilder
-from api.trimming import choose_window, cut_points
+
+
+def choose_window(roles, costs, fixed, budget, max_turns):
+    return plan_history(roles, costs, fixed=fixed, budget=budget, max_turns=max_turns)
 
 
 def histories():
@@ -28,22 +32,25 @@ def test_window_is_longest_fitting_suffix(history, fixed, budget, max_turns):
         with pytest.raises(ContextLengthExceeded):
             choose_window(roles, costs, fixed, budget, max_turns)
         return
-    report = choose_window(roles, costs, fixed, budget, max_turns)
-    assert report.first_used == min(fits)  # the longest fitting suffix
-    assert fixed + sum(costs[report.first_used:]) <= budget
-    assert report.used + report.dropped == report.received == len(roles)
-    assert report.dropped_by_max_turns + report.dropped_by_context == report.dropped
-    kept = roles[report.first_used:]
+    report = choose_window(roles, costs, fixed, budget, max_turns).as_dict()
+    assert report["first_used"] == min(fits)  # the longest fitting suffix
+    assert fixed + sum(costs[report["first_used"]:]) <= budget
+    assert report["used"] + report["dropped"] == report["received"] == len(roles)
+    assert report["dropped_by_max_turns"] + report["dropped_by_context"] == report["dropped"]
+    assert report["lost"] == report["dropped"]  # no summary covers anything here
+    assert report["dropped_ranges"] == ([[0, report["first_used"]]] if report["first_used"] else [])
+    kept = roles[report["first_used"]:]
     assert kept[-1] == "user"
-    assert report.first_used == 0 or kept[0] == "user"  # whole exchanges only
+    assert report["first_used"] == 0 or kept[0] == "user"  # whole exchanges only
     if max_turns is not None:
         assert kept.count("user") <= max_turns
 
 
 def test_max_turns_keeps_last_exchanges():
     roles = ["user", "assistant"] * 5 + ["user"]
-    report = choose_window(roles, [1] * len(roles), 0, 10_000, max_turns=2)
-    assert (report.first_used, report.dropped_by_max_turns, report.dropped_by_context) == (8, 8, 0)
+    report = choose_window(roles, [1] * len(roles), 0, 10_000, max_turns=2).as_dict()
+    assert (report["first_used"], report["dropped_by_max_turns"],
+            report["dropped_by_context"]) == (8, 8, 0)
 
 
 def test_leading_assistant_greeting_kept_when_it_fits():
@@ -118,4 +125,5 @@ def test_long_history_only_tail_is_considered_yet_window_is_longest(tokenizer, m
     assert messages[start]["role"] == "user" and 0 < start < 280
     assert len(prompt.ids) == exact(start) <= 1400
     assert exact(start - 2) > 1400  # the previous exchange would not have fitted
-    assert prompt.report.dropped_by_context == start - prompt.report.dropped_by_max_turns
+    report = prompt.report.as_dict()
+    assert report["dropped_by_context"] == start - report["dropped_by_max_turns"]

@@ -88,15 +88,25 @@ class Engine:
             raise UnknownAdapter(f"Unknown adapter {name!r}; known adapters: {known}.",
                                  param="adapter")
 
-    def build_prompt(self, messages, *, system, max_new_tokens, max_turns, with_text=False):
-        """Trim and render under a lock: the Rust tokenizer is not re-entrant across threads."""
-        self.require_ready()
+    def build_prompt(self, messages, *, system, max_new_tokens, max_turns, with_text=False,
+                     **memory):
+        """Measure, plan and render under a lock: the Rust tokenizer is not re-entrant across
+        threads. ``memory``: ``context``, ``covers``, ``recall`` (see ``PromptBuilder.build``)."""
         with self._prompt_lock:
             return self.prompts.build(messages, system=system, max_new_tokens=max_new_tokens,
                                       context_window=self.context_window, max_turns=max_turns,
-                                      with_text=with_text)
+                                      with_text=with_text, **memory)
+
+    def count_tokens(self, text: str) -> int:
+        with self._prompt_lock:
+            return len(self.prompts.tokenize_text([text])[0])
+
+    def truncate_tokens(self, text: str, limit: int) -> str:
+        """The longest prefix of ``text`` within ``limit`` tokens (sliced as ids, then decoded)."""
+        with self._prompt_lock:
+            ids = self.prompts.tokenize_text([text])[0]
+            return text if len(ids) <= limit else self.loaded.tokenizer.decode(ids[:limit])
 
     def submit(self, prompt_ids: list[int], params, adapter: str | None) -> Handle:
-        self.require_ready()
-        self.check_adapter(adapter)
+        """Queue a generation; the caller has checked readiness and the adapter."""
         return self.scheduler.submit(GenRequest(prompt_ids, params, adapter))

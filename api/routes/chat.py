@@ -1,81 +1,85 @@
-"""The native API: ``POST /api/chat`` (optionally streamed as SSE) and ``/api/chat/preview``."""
+"""The native API: ``POST /api/chat`` (optionally streamed as SSE), ``/api/chat/preview`` and
+``/api/summarize``. Each handler validates into a ChatRequest and only encodes the result."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, jsonify, stream_with_context
+from flask import Blueprint, current_app, jsonify
 
-from ..chat_defaults import DEFAULT_MAX_TURNS
 from ..errors import error_body
-from ..exceptions import MnemoError
-from ..presets import PRESETS
-from ..service import Generation, engine, prepare, read_json, sampling_for, sse, system_prompt
+from ..exceptions import InvalidSummary, SummaryFailed, ValidationFailed
+from ..memory import compaction
+from ..service import after_reply, engine, event_stream, prepare, read_json, sse, start
 
 bp = Blueprint("chat", __name__, url_prefix="/api")
 
-_GENERATION_KEYS = frozenset({
-    "max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "seed", "num_beams",
-    "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size", "stop"})
 
-
-def _parse(with_text: bool = False):
-    data = current_app.extensions["schemas"].load_chat(read_json())
-    eng = engine()
-    eng.require_ready()
-    eng.check_adapter(data.get("adapter"))
-    template = data.get("template")
-    given = {k: data[k] for k in data if k in _GENERATION_KEYS}
-    params = sampling_for(given, PRESETS[template or "default"].generation)
-    prompt = prepare(data["messages"], system=system_prompt(template, data.get("system")),
-                     params=params, max_turns=data.get("max_turns", DEFAULT_MAX_TURNS),
-                     with_text=with_text)
-    return data, params, prompt
-
-
-def _summary(data: dict, gen: Generation) -> dict:
+def _body(req, prepared, gen, memory: dict) -> dict:
     body = {
-        "model": data.get("adapter") or engine().model_id,
+        "model": prepared.adapter or engine().model_id,
         "message": {"role": "assistant", "content": gen.text},
         "finish_reason": gen.finish_reason,
         "usage": gen.usage.as_dict(),
-        "history": gen.prompt.report.as_dict(),
+        "history": prepared.history(),
+        **memory,
     }
-    if "conversation_id" in data:
-        body["conversation_id"] = data["conversation_id"]
+    if req.conversation_id is not None:
+        body["conversation_id"] = req.conversation_id
     return body
 
 
 @bp.post("/chat")
 def chat():
-    data, params, prompt = _parse()
-    gen = Generation(prompt, params, data.get("adapter"))
-    if not data.get("stream"):
-        return jsonify(_summary(data, gen.join()))
+    req = current_app.extensions["schemas"].load_chat(read_json())
+    prepared, gen = start(req)
+    if not req.stream:
+        gen.join()
+        return jsonify(_body(req, prepared, gen, after_reply(req, prepared, gen)))
 
     def events():
-        try:
-            for chunk in gen.chunks():
-                if chunk.text:
-                    yield sse({"content": chunk.text}, event="delta")
-            yield sse(_summary(data, gen), event="done")
-        except MnemoError as err:  # after the headers went out, errors travel as an event
-            yield sse(error_body(err, openai=False), event="error")
-        finally:  # also reached when the client disconnects before the first token
-            gen.close()
+        for chunk in gen.chunks():
+            if chunk.text:
+                yield sse({"content": chunk.text}, event="delta")
+        # The reply is whole: compaction runs now, and its result rides on the done event.
+        yield sse(_body(req, prepared, gen, after_reply(req, prepared, gen)), event="done")
 
-    return Response(stream_with_context(events()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return event_stream(events(), gen, lambda err: sse(error_body(err, openai=False), "error"))
 
 
 @bp.post("/chat/preview")
 def preview():
-    data, params, prompt = _parse(with_text=True)
+    req = current_app.extensions["schemas"].load_chat(read_json())
+    prepared = prepare(req, with_text=True)
+    prompt = prepared.prompt
     body = {
         "prompt": prompt.text,
         "prompt_tokens": len(prompt.ids),
-        "max_new_tokens": params.max_new_tokens,
+        "max_new_tokens": req.params.max_new_tokens,
         "context_window": prompt.context_window,
-        "history": prompt.report.as_dict(),
+        "history": prepared.history(),
     }
-    if "conversation_id" in data:
-        body["conversation_id"] = data["conversation_id"]
+    if req.conversation_id is not None:
+        body["conversation_id"] = req.conversation_id
     return jsonify(body)
+
+
+@bp.post("/summarize")
+def summarize():
+    """Compact on the client's schedule: fold ``messages[summary.covers:covers]`` into a new
+    signed summary (pinned messages are never folded)."""
+    req = current_app.extensions["schemas"].load_summarize(read_json())
+    engine().require_ready()
+    previous = req["summary"]
+    if previous is not None and req["preset"].locked:
+        covered = [{"role": m["role"], "content": m["content"]}
+                   for m in req["messages"][:previous.covers]]
+        if not current_app.extensions["memory"].signer.verify(previous, covered):
+            raise InvalidSummary(f"The preset {req['preset'].name!r} is locked: the summary to "
+                                 "extend must be the one this server signed.", param="summary")
+    result = compaction.summarize(req["messages"], req["covers"], req["summary"], req["preset"])
+    if result["compaction"]["status"] == "failed":
+        raise SummaryFailed("No summary was made: " + result["compaction"]["reason"],
+                            headers={"Retry-After": "1"})
+    if result["compaction"]["status"] == "not_needed":
+        raise ValidationFailed("Nothing to summarise: the range holds only pinned messages or "
+                               "what the summary already covers.", param="covers")
+    return jsonify(result)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify
 
 from ..chat_defaults import DEFAULT_MAX_TURNS
-from ..presets import PRESETS
 from ..service import engine
 
 bp = Blueprint("health", __name__)
@@ -32,7 +31,7 @@ def config():
         "model": eng.model_id,
         "context_window": eng.context_window,
         "adapters": list(eng.adapters),
-        "presets": {name: p.as_dict() for name, p in PRESETS.items()},
+        "presets": {name: p.as_dict() for name, p in current_app.extensions["presets"].items()},
         "defaults": {"max_new_tokens": s.default_max_new_tokens, "max_turns": DEFAULT_MAX_TURNS},
         "limits": {
             "max_new_tokens": s.max_new_tokens_limit,

@@ -1,0 +1,175 @@
+"""Choose which messages reach the model: one pure step that hands the renderer a plan.
+
+Pure: no Flask, no torch. The inputs are each message's role, its token cost (content plus its
+own template scaffolding; ``None`` when it was not measured because it cannot fit), which
+messages are pinned, how many leading messages a summary replaces (``covers``), and optionally
+how relevant each older exchange is to the new message. The plan keeps, in the original order:
+
+- the latest user message, always; the output budget is reserved before anything else;
+- every pinned message, whatever the trim (400 when the pins cannot fit with the rest);
+- with recall, up to ``RECALL_SHARE`` of the history budget for the older exchanges most
+  relevant to the new message (cosine similarity at least ``MIN_RELEVANCE``);
+- the rest of the budget for the newest whole exchanges after the summary's ``covers``, at most
+  ``max_turns`` of them; budget recall left unused goes back to them.
+
+History is cut in whole exchanges only: a kept window starts on a user message (or at the very
+start when everything fits), and a recalled exchange is a user message with its replies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..exceptions import ContextLengthExceeded
+
+RECALL_SHARE = 0.25  # of the tokens left for history once pins and the latest message are in
+MIN_RELEVANCE = 0.3  # cosine similarity below which an exchange is never recalled
+_INF = float("inf")
+
+
+@dataclass(frozen=True)
+class HistoryPlan:
+    """Which of the client's messages reach the model, and why the others do not."""
+
+    received: int  # messages the client sent (system prompt not counted)
+    first_used: int  # start of the kept window of recent exchanges
+    first_allowed: int  # the oldest start max_turns allows
+    covers: int = 0  # leading messages a summary stands in for
+    pinned: tuple[int, ...] = ()  # every pinned message (all are kept)
+    recalled: tuple[int, ...] = ()  # messages of recalled exchanges, older than the window
+
+    @property
+    def used(self) -> list[int]:
+        return sorted(set(self.pinned) | set(self.recalled)
+                      | set(range(self.first_used, self.received)))
+
+    @property
+    def dropped(self) -> int:
+        return self.received - len(self.used)
+
+    def dropped_ranges(self) -> list[list[int]]:
+        """Half-open ``[start, end)`` ranges of the messages that were not sent."""
+        used, out = set(self.used), []
+        for i in range(self.received):
+            if i in used:
+                continue
+            if out and out[-1][1] == i:
+                out[-1][1] = i + 1
+            else:
+                out.append([i, i + 1])
+        return out
+
+    def as_dict(self) -> dict:
+        """The history report: what was pinned, recalled, summarised, kept and dropped."""
+        used = set(self.used)
+        not_used = [i for i in range(self.received) if i not in used]
+        by_turns = sum(1 for i in not_used if i < self.first_allowed)
+        summarised = sum(1 for i in not_used if i < self.covers)
+        return {
+            "received": self.received, "used": len(used), "dropped": len(not_used),
+            "dropped_by_max_turns": by_turns, "dropped_by_context": len(not_used) - by_turns,
+            "first_used": self.first_used, "pinned": list(self.pinned),
+            "recalled": list(self.recalled), "summarised": summarised,
+            "lost": len(not_used) - summarised, "dropped_ranges": self.dropped_ranges(),
+        }
+
+
+def cut_points(roles: Sequence[str], max_turns: int | None) -> list[int]:
+    """Return the indices where a kept window may start, newest first, within max_turns."""
+    all_users = [i for i, role in enumerate(roles) if role == "user"]
+    users = all_users
+    if max_turns is not None:
+        users = users[-max_turns:] if max_turns > 0 else users[-1:]
+    starts = sorted(users, reverse=True)
+    # The very start is a valid cut too when no exchange is excluded by max_turns: a history
+    # opening with an assistant greeting keeps it while it fits.
+    if len(users) == len(all_users) and starts and starts[-1] != 0:
+        starts.append(0)
+    return starts
+
+
+def exchanges(roles: Sequence[str]) -> list[tuple[int, int]]:
+    """``[start, end)`` of each exchange before the latest message: a user message and its
+    replies (a leading assistant greeting is an exchange of its own)."""
+    starts = [i for i, role in enumerate(roles) if role == "user"]
+    if roles and roles[0] != "user":
+        starts.insert(0, 0)
+    last = len(roles) - 1
+    bounds = [s for s in starts if s < last] + [last]
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
+def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: int, budget: int,
+                 max_turns: int | None = None, pinned: Sequence[int] = (), covers: int = 0,
+                 relevance: Mapping[int, float] | None = None) -> HistoryPlan:
+    """Plan the prompt's history; ``fixed`` tokens (system prompt, summary, generation prompt)
+    appear whatever is kept, and ``budget`` is the context window less the output budget.
+
+    ``relevance`` maps an exchange's start index to its similarity to the new message; when it
+    is given, recall is on. Raises ContextLengthExceeded when the latest message (with the pins)
+    cannot fit.
+    """
+    n = len(roles)
+    if n != len(costs) or not n or roles[-1] != "user":
+        raise ValueError("roles and costs must match and end with a user message")
+    if not 0 <= covers < n or (covers and roles[covers] != "user"):
+        raise ValueError("covers must leave the latest message and end on a whole exchange")
+    last = n - 1
+    allowed = cut_points(roles, max_turns)
+    first_allowed = allowed[-1]
+    starts = [s for s in allowed if s >= covers]
+
+    def cost(i: int) -> float:
+        return _INF if costs[i] is None else costs[i]
+
+    pins = sorted({i for i in pinned if 0 <= i < last})
+    base = fixed + cost(last)
+    must = base + sum(cost(p) for p in pins)
+    if must > budget:
+        if pins and base <= budget:
+            raise ContextLengthExceeded(
+                f"The {len(pins)} pinned message(s) need {must - base:g} tokens, but with the "
+                f"system prompt, the summary, the latest message and the reply's budget only "
+                f"{budget - base:g} are left. Unpin or shorten some, or ask for fewer new tokens.",
+                param="messages")
+        raise ContextLengthExceeded(
+            f"The latest message alone needs {base:g} prompt tokens, but only {budget} are "
+            f"available (context window less max_new_tokens). Shorten the message or ask for "
+            f"fewer new tokens.", param="messages")
+    available = budget - must
+    skip = set(pins)
+
+    def grow(limit: float, taken: set[int]) -> tuple[int, float]:
+        """The oldest window start whose messages (less ``taken``) cost at most ``limit``."""
+        chosen, spent, prev = last, 0.0, last
+        for start in starts[1:]:
+            span = sum(cost(i) for i in range(start, prev) if i not in taken)
+            if spent + span > limit:
+                break
+            chosen, spent, prev = start, spent + span, start
+        return chosen, spent
+
+    recalled: list[int] = []
+    if relevance:
+        reserve = int(available * RECALL_SHARE)
+        narrow, spent = grow(available - reserve, skip)
+        room = available - spent
+        ranked = sorted(((score, a, b) for a, b in exchanges(roles)
+                         if b <= narrow and relevance.get(a, -1.0) >= MIN_RELEVANCE
+                         for score in [relevance[a]]), key=lambda t: (-t[0], -t[1]))
+        picked: set[int] = set()
+        for _score, a, b in ranked:
+            span = [i for i in range(a, b) if i not in skip]
+            c = sum(cost(i) for i in span)
+            if c <= room:
+                picked.update(span)
+                room -= c
+        spent_recall = sum(cost(i) for i in picked)
+        first_used, _ = grow(available - spent_recall, skip | picked)
+        recalled = sorted(i for i in picked if i < first_used)
+    else:
+        first_used, _ = grow(available, skip)
+    return HistoryPlan(received=n, first_used=first_used, first_allowed=first_allowed,
+                       covers=covers, pinned=tuple(i for i in sorted(set(pinned)) if 0 <= i < n),
+                       recalled=tuple(recalled))

@@ -1,0 +1,151 @@
+"""Rolling summaries that the client carries: signatures, the fact ledger, and when to compact.
+
+Pure: no Flask, no torch. The server never keeps a summary. It returns one after a reply, signed
+with an HMAC over its text, how many leading messages it covers and a digest of those messages,
+so the client can send it back and the server can tell its own summary from one a client wrote
+or altered. The key comes from ``MNEMO_SUMMARY_KEY`` and must be shared by every worker and host.
+
+Small models drop facts when they paraphrase, so beside the prose a summary keeps a *ledger*:
+the user's sentences that carry names, numbers, dates, decisions and preferences, verbatim.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .selection import HistoryPlan
+
+COMPACT_AT = 0.75  # compact once the prompt passes this share of its budget (or history is lost)
+KEEP_AFTER = 0.5  # ...keeping verbatim the newest exchanges that fit in this share of it
+LEDGER_HEADING = "Facts the user stated (verbatim):"
+LEDGER_LINES = 24  # at most; the least fact-like, then the oldest, go first
+LEDGER_LINE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Summary:
+    text: str
+    covers: int  # how many leading messages of the client's list it stands in for
+    signature: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"text": self.text, "covers": self.covers, "signature": self.signature}
+
+
+class Signer:
+    """HMAC-SHA256 over a summary's text, its ``covers`` and the messages it covers."""
+
+    def __init__(self, key: bytes):
+        self._key = key
+
+    def sign(self, text: str, covers: int, covered: Sequence[dict]) -> str:
+        payload = json.dumps(["mnemo-summary-v1", covers, text, _digest(covered)],
+                             ensure_ascii=False, separators=(",", ":"))
+        return "v1." + hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()
+
+    def verify(self, summary: Summary, covered: Sequence[dict]) -> bool:
+        if not summary.signature or len(covered) != summary.covers:
+            return False
+        expected = self.sign(summary.text, summary.covers, covered)
+        return hmac.compare_digest(expected.encode(), summary.signature.encode("utf-8", "replace"))
+
+
+def _digest(messages: Sequence[dict]) -> str:
+    canonical = json.dumps([[m["role"], m["content"]] for m in messages], ensure_ascii=False,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# -- the fact ledger ---------------------------------------------------------------------
+_SENTENCES = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_CUES = re.compile(
+    r"\b(my|mine|i am|i'm|i've|i have|i prefer|i like|i love|i hate|i don't|i do not|i want|"
+    r"i need|i live|i work|i was born|call me|we decided|we agreed|we chose|let's|decided|"
+    r"decision|remember|always|never|favou?rite|prefer|birthday|deadline|budget|appointment|"
+    r"meeting|allergic|named?)\b|我叫|我的|我是|我们|喜欢|不喜欢|决定|记住|生日|预算", re.I)
+_NUMBER = re.compile(r"\d")
+_DATE = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|"
+                   r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|年|月|日", re.I)
+_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")  # a capitalised word inside a sentence
+
+
+def fact_score(sentence: str) -> int:
+    """How strongly a sentence looks like it carries a fact worth keeping (0: not at all)."""
+    return (2 * bool(_CUES.search(sentence)) + bool(_NUMBER.search(sentence))
+            + bool(_DATE.search(sentence)) + bool(_NAME.search(sentence)))
+
+
+def extract_facts(messages: Sequence[dict]) -> list[str]:
+    """The user's sentences that carry facts, verbatim, oldest first."""
+    out = []
+    for message in messages:
+        if message["role"] != "user":
+            continue
+        for match in _SENTENCES.finditer(message["content"]):
+            sentence = " ".join(match.group().split())
+            if len(sentence) > 3 and fact_score(sentence) >= 2:
+                out.append(sentence[:LEDGER_LINE_CHARS])
+    return out
+
+
+def split(text: str) -> tuple[str, list[str]]:
+    """A summary's prose and its ledger lines."""
+    prose, _, ledger = text.partition("\n\n" + LEDGER_HEADING)
+    lines = [line[2:].strip() for line in ledger.splitlines() if line.startswith("- ")]
+    return prose.strip(), lines
+
+
+def merge_ledger(old: Sequence[str], new: Sequence[str]) -> list[str]:
+    """Old lines then new ones, without repeats; past ``LEDGER_LINES`` the weakest go first."""
+    lines = list(dict.fromkeys([*old, *new]))
+    while len(lines) > LEDGER_LINES:
+        lines = drop_weakest(lines)
+    return lines
+
+
+def drop_weakest(lines: Sequence[str]) -> list[str]:
+    """The ledger less its least fact-like line (the oldest of equals)."""
+    weakest = min(range(len(lines)), key=lambda i: (fact_score(lines[i]), i))
+    return [*lines[:weakest], *lines[weakest + 1:]]
+
+
+def compose(prose: str, ledger: Sequence[str]) -> str:
+    text = prose.strip()
+    if ledger:
+        text += "\n\n" + LEDGER_HEADING + "\n" + "\n".join(f"- {line}" for line in ledger)
+    return text
+
+
+def clean_prose(text: str) -> str:
+    """The model's summary, without a ledger heading of its own or runs of blank lines."""
+    text = text.split(LEDGER_HEADING)[0]
+    return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
+
+
+# -- when and how far to compact ----------------------------------------------------------
+def fold_until(roles: Sequence[str], costs: Sequence[int | None], plan: HistoryPlan,
+               prompt_tokens: int, budget: int) -> int | None:
+    """The ``covers`` of the next summary, or None when no compaction is needed.
+
+    Compaction is due when the prompt passed ``COMPACT_AT`` of its budget, or when history was
+    dropped without a summary covering it. It then folds everything older than the newest
+    exchanges that fit in ``KEEP_AFTER`` of the budget (the latest exchange always stays).
+    """
+    lost = plan.as_dict()["lost"] > 0
+    if prompt_tokens <= COMPACT_AT * budget and not lost:
+        return None
+    last = len(roles) - 1
+    starts = [i for i in range(max(plan.first_used, plan.covers + 1), last + 1)
+              if roles[i] == "user"]
+    until = last
+    for start in starts:
+        tail = costs[start:]
+        if None not in tail and sum(tail) <= KEEP_AFTER * budget:
+            until = start
+            break
+    return until if until > plan.covers else None
