@@ -16,13 +16,13 @@ per-message (so costs do not add up), planned again with the overflow counted as
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
 from jinja2.exceptions import TemplateError
 
 from .exceptions import ValidationFailed
-from .memory.selection import cut_points, exchanges, plan_history
+from .memory.selection import cut_points, plan_history
 from .types import Prompt
 
 # Used when a model ships no chat template: plain "role: text" lines.
@@ -123,13 +123,13 @@ class PromptBuilder:
     def build(self, messages: Sequence[dict], *, system: str | None, max_new_tokens: int,
               context_window: int, max_turns: int | None, with_text: bool = False,
               context: str | None = None, covers: int = 0,
-              recall: Callable[[str, list[str]], list[float]] | None = None) -> Prompt:
+              relevance: dict[int, float] | None = None) -> Prompt:
         """Measure, plan (``selection.plan_history``) and render; ``system`` is never trimmed.
 
         ``context`` is client-supplied text placed before the history as a user message (an
-        unsigned summary); ``covers`` leading messages are replaced by a summary; ``recall``
-        scores older exchanges against the new message (opt-in). ``with_text`` also renders
-        the prompt as text (for previews; generation needs only ids).
+        unsigned summary); ``covers`` leading messages are replaced by a summary; ``relevance``
+        (recall, opt-in) maps each older exchange's start to its similarity to the new message.
+        ``with_text`` also renders the prompt as text (for previews; generation needs only ids).
         """
         budget = context_window - max_new_tokens
         roles = [m["role"] for m in messages]
@@ -142,12 +142,9 @@ class PromptBuilder:
         # Only a tail that can fit, the pins and (with recall) the older exchanges are tokenized.
         tail, tail_ids = self._tail_that_can_fit(messages, floor, budget)
         content: dict[int, list[int]] = dict(zip(range(tail, n), tail_ids, strict=True))
-        relevance, spans = None, exchanges(roles) if recall is not None else []
-        if spans:  # recall: every older exchange is scored, and so may need measuring
-            texts = ["\n".join(m["content"] for m in messages[a:b]) for a, b in spans]
-            scores = recall(messages[last]["content"], texts)
-            relevance = {a: float(s) for (a, _b), s in zip(spans, scores, strict=True)}
-        todo = sorted((set(pinned) | set(range(tail if not spans else 0, tail))) - set(content))
+        # With recall, any older exchange may be chosen, so every message may need measuring.
+        older = range(0, tail) if relevance else ()
+        todo = sorted((set(pinned) | set(older)) - set(content))
         content.update(zip(todo, self.tokenize_text([messages[i]["content"] for i in todo]),
                            strict=True))
         head_ids = self.tokenize_text([m["content"] for m in head])

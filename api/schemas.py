@@ -7,6 +7,8 @@ map dotted paths (``messages.2.role``) to messages a person can act on.
 
 from __future__ import annotations
 
+import functools
+
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from .chat_defaults import DEFAULT_MAX_TURNS
@@ -133,10 +135,15 @@ def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) ->
 def summary_schema(settings: Settings) -> type[Schema]:
     """A rolling summary as the client sends it back: text, how many leading messages it
     replaces, and the server's signature (absent or null when the client wrote or edited it)."""
+    return _summary_schema(settings.max_message_chars, settings.max_messages)
+
+
+@functools.lru_cache(maxsize=8)  # one class per limits: both APIs document the same schema
+def _summary_schema(max_chars: int, max_messages: int) -> type[Schema]:
     return Schema.from_dict({
-        "text": fields.String(required=True, validate=[validate.Length(
-            max=settings.max_message_chars), not_blank], metadata={"pattern": NOT_BLANK}),
-        "covers": StrictInteger(required=True, validate=validate.Range(0, settings.max_messages),
+        "text": fields.String(required=True, validate=[validate.Length(max=max_chars), not_blank],
+                              metadata={"pattern": NOT_BLANK}),
+        "covers": StrictInteger(required=True, validate=validate.Range(0, max_messages),
                                 metadata={"description": "How many leading messages it "
                                                          "replaces."}),
         "signature": fields.String(allow_none=True, validate=validate.Length(max=200),

@@ -19,6 +19,7 @@ from flask import Response, current_app, request, stream_with_context
 from .chat_request import ChatRequest
 from .engine import Engine, Handle
 from .exceptions import InvalidSummary, MnemoError, UnknownAdapter, ValidationFailed
+from .memory.selection import exchanges
 from .memory.summary import Summary
 from .types import Chunk, Prompt, SamplingParams, Usage
 
@@ -93,9 +94,14 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
                        "verified):\n" + summary.text)
         report = {"covers": summary.covers, "signed": signed,
                   "placement": "system" if signed else "context"}
-    recall = current_app.extensions["memory"].recall.scores if req.recall else None
+    relevance = None
+    if req.recall:  # scored outside the prompt lock: the first embedding of a history takes time
+        spans = exchanges([m["role"] for m in req.messages])
+        texts = ["\n".join(m["content"] for m in req.messages[a:b]) for a, b in spans]
+        scores = current_app.extensions["memory"].recall.scores(req.messages[-1]["content"], texts)
+        relevance = {a: s for (a, _b), s in zip(spans, scores, strict=True)}
     prompt = eng.build_prompt(req.messages, system="\n\n".join(system) or None, context=context,
-                              covers=summary.covers if summary else 0, recall=recall,
+                              covers=summary.covers if summary else 0, relevance=relevance,
                               max_new_tokens=req.params.max_new_tokens, max_turns=req.max_turns,
                               with_text=with_text)
     return Prepared(prompt, adapter, summary, report)

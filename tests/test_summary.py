@@ -65,6 +65,9 @@ def test_compaction_is_due_near_the_budget_or_when_history_was_lost():
     near = plan_history(roles, costs, fixed=0, budget=160)
     # 130 of 160 tokens: fold all but the newest exchanges that fit in half the budget (80).
     assert fold_until(roles, costs, near, 130, 160) == 6
+    # What every prompt carries (here a 40-token summary) counts: fewer exchanges stay.
+    carrying = plan_history(roles, costs, fixed=40, budget=200)
+    assert fold_until(roles, costs, carrying, 170, 200) == 8
     tight = plan_history(roles, costs, fixed=0, budget=60)
     assert tight.as_dict()["lost"] > 0
     covers = fold_until(roles, costs, tight, 50, 60)

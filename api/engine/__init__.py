@@ -91,7 +91,7 @@ class Engine:
     def build_prompt(self, messages, *, system, max_new_tokens, max_turns, with_text=False,
                      **memory):
         """Measure, plan and render under a lock: the Rust tokenizer is not re-entrant across
-        threads. ``memory``: ``context``, ``covers``, ``recall`` (see ``PromptBuilder.build``)."""
+        threads. ``memory``: ``context``, ``covers``, ``relevance`` (see ``PromptBuilder.build``)."""
         with self._prompt_lock:
             return self.prompts.build(messages, system=system, max_new_tokens=max_new_tokens,
                                       context_window=self.context_window, max_turns=max_turns,

@@ -134,18 +134,22 @@ def fold_until(roles: Sequence[str], costs: Sequence[int | None], plan: HistoryP
 
     Compaction is due when the prompt passed ``COMPACT_AT`` of its budget, or when history was
     dropped without a summary covering it. It then folds everything older than the newest
-    exchanges that fit in ``KEEP_AFTER`` of the budget (the latest exchange always stays).
+    exchanges that fit, with what every prompt carries (system prompt, summary, pins), in
+    ``KEEP_AFTER`` of the budget; the latest exchange always stays. Counting the summary in
+    keeps a large summary from making every turn compact again.
     """
     lost = plan.as_dict()["lost"] > 0
     if prompt_tokens <= COMPACT_AT * budget and not lost:
         return None
     last = len(roles) - 1
+    window = range(plan.first_used, last + 1)
+    carried = prompt_tokens - sum(costs[i] or 0 for i in window)  # system, summary, pins, recall
     starts = [i for i in range(max(plan.first_used, plan.covers + 1), last + 1)
               if roles[i] == "user"]
     until = last
     for start in starts:
         tail = costs[start:]
-        if None not in tail and sum(tail) <= KEEP_AFTER * budget:
+        if None not in tail and carried + sum(tail) <= KEEP_AFTER * budget:
             until = start
             break
     return until if until > plan.covers else None
