@@ -109,7 +109,7 @@ class OpenAISchemas:
             "stream_options": fields.Dict(allow_none=True),
             "user": fields.String(allow_none=True),
             "truncation": fields.String(validate=validate.OneOf(["auto", "disabled"])),
-            "mnemo": fields.Nested(extension, metadata={
+            "mnemo": fields.Nested(extension, allow_none=True, metadata={
                 "description": "Mnemo's memory extension (pins, summary, compaction, recall, "
                                "preset); message indices count user and assistant messages."}),
         }, name="ChatCompletionRequest")()
@@ -129,17 +129,19 @@ class OpenAISchemas:
         system = "\n\n".join(m["content"] for m in data["messages"]
                               if m["role"] in ("system", "developer"))
         sent = (set(ext) - {"template", "pinned"}) | {
-            _OPENAI_NAMES.get(k, k) for k in data if k in _OPENAI_NAMES or k in ("temperature",
-                                                                               "top_p", "seed", "stop")}
+            _OPENAI_NAMES.get(k, k) for k in data
+            if k in _OPENAI_NAMES or k in ("temperature", "top_p", "seed", "stop")}
+        if "temperature" in data:  # it chooses between greedy and sampling
+            sent.add("do_sample")
         summary = ext.get("summary")
         request = resolve(
-            preset, sent=sent, generation=_generation(data),
+            preset, sent=sent, generation=_generation(data, preset.generation),
             max_new_tokens_limit=self.settings.max_new_tokens_limit,
             default_max_new_tokens=self.settings.default_max_new_tokens,
             system=system or None, compact=ext.get("compact", False), recall=ext.get("recall"),
             messages=chat, max_turns=ext.get("max_turns"), adapter=None,
             stream=bool(data.get("stream")), model=data["model"],
-            summary=Summary(**summary) if summary else None)
+            summary=Summary.from_request(summary))
         return request, data
 
     def _validate(self, body: object) -> dict:
@@ -173,16 +175,23 @@ class OpenAISchemas:
 
 
 _OPENAI_NAMES = {"max_tokens": "max_new_tokens", "max_completion_tokens": "max_new_tokens"}
+_DECODING = ("do_sample", "temperature", "num_beams")
 
 
-def _generation(data: dict) -> dict:
-    """OpenAI's parameters in Mnemo's terms: temperature 0 is greedy, otherwise sampling."""
+def _generation(data: dict, preset_generation: dict) -> dict:
+    """OpenAI's parameters in Mnemo's terms: temperature 0 is greedy, otherwise sampling.
+
+    Without a ``temperature``, OpenAI's default (sampling at 1) applies unless the preset sets
+    how to decode: then the preset's decoding stands, as on the native API.
+    """
     given = {}
     if "max_completion_tokens" in data or "max_tokens" in data:
         given["max_new_tokens"] = data.get("max_completion_tokens", data.get("max_tokens"))
-    temperature = data.get("temperature", 1.0)  # OpenAI's default: sampling at temperature 1
-    if temperature > 0:
-        given.update(do_sample=True, temperature=temperature)
+    if "temperature" in data or not any(k in preset_generation for k in _DECODING):
+        temperature = data.get("temperature", 1.0)
+        if temperature > 0:
+            given.update(do_sample=True, temperature=temperature)
+    if given.get("do_sample"):
         for key in ("top_p", "seed"):
             if key in data:
                 given[key] = data[key]

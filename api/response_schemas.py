@@ -54,7 +54,10 @@ class Summary(Schema):
     """A rolling summary as returned: send it back as the request's summary, unchanged."""
     text = _req(fields.String())
     covers = _req(fields.Integer(), "How many leading messages it replaces.")
-    signature = _req(fields.String(allow_none=True), "This server's HMAC signature.")
+    kept = _req(fields.List(fields.Integer()), "Messages within covers it does not stand in "
+                                               "for (pinned when it was made): kept verbatim.")
+    signature = _req(fields.String(allow_none=True), "This server's HMAC signature; null when "
+                                                     "it was built on an unsigned summary.")
 
 
 class Compaction(Schema):
@@ -66,6 +69,11 @@ class Compaction(Schema):
     input_dropped = fields.Integer(metadata={"description": "Folded messages too long for the "
                                                             "summary prompt (kept in the ledger)."})
     usage = fields.Nested(Usage, metadata={"description": "Tokens spent on it."})
+    ledger_dropped = fields.Integer(metadata={"description": "Fact lines the ledger's size limit "
+                                                             "left out."})
+    signed = fields.Boolean(metadata={"description": "False when built on an unsigned summary."})
+    pending = fields.Integer(metadata={"description": "Messages still to fold, over the next "
+                                                      "turns (more than one prompt could read)."})
 
 
 # -- native API --------------------------------------------------------------------------

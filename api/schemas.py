@@ -148,6 +148,10 @@ def _summary_schema(max_chars: int, max_messages: int) -> type[Schema]:
                                                          "replaces."}),
         "signature": fields.String(allow_none=True, validate=validate.Length(max=200),
                                    metadata={"description": "As the server returned it."}),
+        "kept": fields.List(StrictInteger(validate=validate.Range(0, max_messages)),
+                            validate=validate.Length(max=max_messages), metadata={
+                                "description": "Messages within covers it does not stand in for "
+                                               "(pinned when it was made); kept verbatim."}),
     }, name="SummaryInput")
 
 
@@ -261,7 +265,7 @@ class Schemas:
         if errors:
             raise ValidationFailed(_sentence(errors), fields=errors, param=next(iter(errors)))
         return {"messages": messages, "covers": covers, "preset": self.presets[
-            data.get("template") or "default"], "summary": Summary(**summary) if summary else None}
+            data.get("template") or "default"], "summary": Summary.from_request(summary)}
 
     def load_chat(self, body: object):
         """Validate a native chat request into a ChatRequest; raise ValidationFailed naming
@@ -280,7 +284,7 @@ class Schemas:
             messages=data["messages"], max_turns=data.get("max_turns", DEFAULT_MAX_TURNS),
             adapter=data.get("adapter"), stream=data.get("stream", False),
             conversation_id=data.get("conversation_id"),
-            summary=Summary(**summary) if summary else None)
+            summary=Summary.from_request(summary))
 
 
 def load(schema: Schema, body: object) -> dict:

@@ -18,9 +18,9 @@ from flask import Response, current_app, request, stream_with_context
 
 from .chat_request import ChatRequest
 from .engine import Engine, Handle
-from .exceptions import InvalidSummary, MnemoError, UnknownAdapter, ValidationFailed
+from .exceptions import InvalidSummary, MnemoError, PresetLocked, UnknownAdapter, ValidationFailed
 from .memory.selection import exchanges
-from .memory.summary import Summary
+from .memory.summary import Summary, split
 from .types import Chunk, Prompt, SamplingParams, Usage
 
 
@@ -36,11 +36,37 @@ def read_json() -> object:
         raise err
     raw = request.get_data(cache=True)
     try:
-        return json.loads(raw)
+        body = json.loads(raw)
     except RecursionError:
         raise ValidationFailed("The JSON body is nested too deeply.") from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
         raise ValidationFailed(f"The body is not valid JSON: {exc}.") from None
+    _check_text(body)
+    return body
+
+
+def _check_text(body: object) -> None:
+    """Refuse text that is not Unicode (a lone surrogate, from a ``\\ud800`` escape) anywhere,
+    field names included, before any work: no tokenizer, signature or log ever sees it."""
+    stack: list[tuple[str, object]] = [("", body)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, str):
+            _refuse_surrogates(path or "body", value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                _refuse_surrogates(path or "body", key)  # a field name
+                stack.append((f"{path}.{key}" if path else key, item))
+        elif isinstance(value, list):
+            stack.extend((f"{path}.{i}" if path else str(i), item) for i, item in enumerate(value))
+
+
+def _refuse_surrogates(path: str, text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        why = "Holds a lone surrogate (not Unicode text); send valid UTF-8 text."
+        raise ValidationFailed(f"{path}: {why}", fields={path: [why]}, param=path) from None
 
 
 @dataclass(frozen=True)
@@ -51,6 +77,7 @@ class Prepared:
     adapter: str | None
     summary: Summary | None  # the client's summary, when it was placed
     summary_report: dict | None  # {"covers", "signed", "placement"}
+    messages: list[dict]  # the request's, with what the summary kept marked pinned
 
     def history(self) -> dict:
         return {**self.prompt.report.as_dict(), "summary": self.summary_report}
@@ -65,6 +92,9 @@ def adapter_of(req: ChatRequest) -> str | None:
     if req.model == eng.model_id:
         return None
     if req.model in eng.adapters:
+        if "adapter" in req.preset.locked_settings:
+            raise PresetLocked(f"The preset {req.preset.name!r} locks adapter: name the base "
+                               f"model {eng.model_id!r} as model.", param="model")
         return req.model
     known = ", ".join([eng.model_id, *eng.adapters])
     raise UnknownAdapter(f"The model {req.model!r} does not exist; available: {known}.",
@@ -77,34 +107,43 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     eng.require_ready()
     adapter = adapter_of(req)
     system = [p for p in (req.preset.system, req.system) if p]
-    context, report, summary = None, None, req.summary
+    context, report, summary, messages = None, None, req.summary, req.messages
     if summary is not None:
-        covered = [{"role": m["role"], "content": m["content"]}
-                   for m in req.messages[:summary.covers]]
-        signed = current_app.extensions["memory"].signer.verify(summary, covered)
+        covered = [{"role": m["role"], "content": m["content"]} for m in messages[:summary.covers]]
+        signed = current_app.extensions["memory"].signer.verify(summary, covered, req.preset.name)
         if not signed and req.preset.locked:
             raise InvalidSummary(
                 f"The preset {req.preset.name!r} is locked: a summary must be the one this "
-                "server signed, unchanged, for the same messages. Send it as returned, or none.",
-                param="summary")
-        if signed:
-            system.append("Summary of the earlier conversation:\n" + summary.text)
+                "server signed under it, unchanged, for the same messages. Send it as returned, "
+                "or none.", param="summary")
+        prose, ledger = split(summary.text)
+        if signed:  # the server's own prose gets system authority; the user's words never do
+            system.append("Summary of the earlier conversation:\n" + prose)
+            if ledger:
+                context = ("Facts I stated earlier in this conversation (my own words):\n"
+                           + "\n".join(f"- {line}" for line in ledger))
         else:
             context = ("Summary of our earlier conversation (provided by the client, not "
                        "verified):\n" + summary.text)
         report = {"covers": summary.covers, "signed": signed,
                   "placement": "system" if signed else "context"}
+        if summary.kept:  # what the summary left out (pinned when it was made) stays verbatim
+            messages = [dict(m, pinned=True) if i in summary.kept else m
+                        for i, m in enumerate(messages)]
     relevance = None
     if req.recall:  # scored outside the prompt lock: the first embedding of a history takes time
-        spans = exchanges([m["role"] for m in req.messages])
-        texts = ["\n".join(m["content"] for m in req.messages[a:b]) for a, b in spans]
-        scores = current_app.extensions["memory"].recall.scores(req.messages[-1]["content"], texts)
+        spans = exchanges([m["role"] for m in messages])[-RECALL_MAX_EXCHANGES:]
+        texts = ["\n".join(m["content"] for m in messages[a:b]) for a, b in spans]
+        scores = current_app.extensions["memory"].recall.scores(messages[-1]["content"], texts)
         relevance = {a: s for (a, _b), s in zip(spans, scores, strict=True)}
-    prompt = eng.build_prompt(req.messages, system="\n\n".join(system) or None, context=context,
+    prompt = eng.build_prompt(messages, system="\n\n".join(system) or None, context=context,
                               covers=summary.covers if summary else 0, relevance=relevance,
                               max_new_tokens=req.params.max_new_tokens, max_turns=req.max_turns,
                               with_text=with_text)
-    return Prepared(prompt, adapter, summary, report)
+    return Prepared(prompt, adapter, summary, report, messages)
+
+
+RECALL_MAX_EXCHANGES = 256  # the newest older exchanges scored for recall (bounds its cost)
 
 
 class Generation:

@@ -197,7 +197,9 @@
     if (!sum || !sum.text || !sum.text.trim()) return null;
     const covers = sum.next_id ? ids.indexOf(sum.next_id) : 0;
     if (covers < 0) return null;
-    return { text: sum.text, covers, signature: sum.signature || null };
+    // Messages the summary left out (pinned when it was made), by id: they stay verbatim.
+    const kept = (sum.kept_ids || []).map((id) => ids.indexOf(id)).filter((i) => i >= 0 && i < covers);
+    return { text: sum.text, covers, kept, signature: sum.signature || null };
   }
 
   function requestBody(history, conv) {
@@ -266,7 +268,9 @@
             if (data.compaction && data.compaction.status === "failed") reply.compaction = data.compaction;
             if (data.summary) {
               conv.summary = { text: data.summary.text, signature: data.summary.signature,
-                               next_id: history.ids[data.summary.covers] || null, updated: Date.now() };
+                               next_id: history.ids[data.summary.covers] || null,
+                               kept_ids: (data.summary.kept || []).map((i) => history.ids[i]),
+                               updated: Date.now() };
             }
           } else if (name === "error") {
             throw new Error(data.error.message);

@@ -69,7 +69,7 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     # History was dropped (max_turns): the server compacted and the page kept its summary.
     conv = stored(page)[0]
     summary = conv["summary"]
-    assert summary["signature"].startswith("v1.")
+    assert summary["signature"].startswith("v2.")
     assert "My name is Ursula and my code is 8812." in summary["text"]
     page.click("#toggle-memory")
     expect(page.locator("#mem-summary-state")).to_have_text("(written by the server, signed)")
@@ -81,6 +81,7 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     assert sent["signature"] == summary["signature"]
     assert bodies[-1]["messages"][sent["covers"]]["content"] == next(
         m["content"] for m in conv["messages"] if m["id"] == summary["next_id"])
+    assert "kept" in sent and sent["kept"] == []  # nothing was pinned when it was made
     last = stored(page)[0]["messages"][-1]
     assert last["report"]["summary"] == {"covers": sent["covers"], "signed": True,
                                          "placement": "system"}

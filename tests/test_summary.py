@@ -18,18 +18,24 @@ from tests.helpers import assistant, user
 COVERED = [user("My name is Ada."), assistant("Hello Ada!")]
 
 
-def test_signature_verifies_only_the_exact_summary_for_the_exact_messages():
+def test_signature_verifies_only_the_exact_summary_for_the_exact_messages_and_preset():
     signer = Signer(b"k" * 32)
-    sig = signer.sign("Ada likes tea.", 2, COVERED)
-    assert signer.verify(Summary("Ada likes tea.", 2, sig), COVERED)
-    assert not signer.verify(Summary("Ada likes coffee.", 2, sig), COVERED)  # altered text
-    assert not signer.verify(Summary("Ada likes tea.", 1, sig), COVERED[:1])  # altered covers
-    other = [user("My name is Eve."), COVERED[1]]
-    assert not signer.verify(Summary("Ada likes tea.", 2, sig), other)  # other messages
-    assert not Signer(b"x" * 32).verify(Summary("Ada likes tea.", 2, sig), COVERED)  # wrong key
-    assert not signer.verify(Summary("Ada likes tea.", 2, None), COVERED)  # unsigned
-    assert not signer.verify(Summary("Ada likes tea.", 2, sig + "0"), COVERED)
-    assert not signer.verify(Summary("Ada likes tea.", 2, "\ud800"), COVERED)  # not even ASCII
+    made = Summary("Ada likes tea.", 2)
+    sig = signer.sign(made, COVERED, "default")
+
+    def ok(summary, covered=COVERED, preset="default", by=signer):
+        return by.verify(summary, covered, preset)
+
+    assert ok(Summary("Ada likes tea.", 2, sig))
+    assert not ok(Summary("Ada likes coffee.", 2, sig))  # altered text
+    assert not ok(Summary("Ada likes tea.", 1, sig), COVERED[:1])  # altered covers
+    assert not ok(Summary("Ada likes tea.", 2, sig), [user("My name is Eve."), COVERED[1]])
+    assert not ok(Summary("Ada likes tea.", 2, sig), preset="kiosk")  # another preset
+    assert not ok(Summary("Ada likes tea.", 2, sig, kept=(0,)))  # altered kept
+    assert not ok(Summary("Ada likes tea.", 2, sig), by=Signer(b"x" * 32))  # wrong key
+    assert not ok(Summary("Ada likes tea.", 2, None))  # unsigned
+    assert not ok(Summary("Ada likes tea.", 2, sig + "0"))
+    assert not ok(Summary("Ada likes tea.", 2, "\u00e9t\u00e9"))  # not even ASCII
 
 
 def test_ledger_keeps_the_users_fact_sentences_verbatim():

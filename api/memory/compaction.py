@@ -1,8 +1,11 @@
 """Compaction: fold the oldest exchanges into a new signed summary, after the reply.
 
 It runs on the engine like any generation (so it waits its turn, and never before the reply's
-last token), with the preset's summary instruction. A failed or empty summary replaces nothing:
-the reply says so, and the client keeps its old summary and its messages.
+last token), with the preset's summary instruction. It folds only what the summariser can read
+in one prompt, oldest first (a longer backlog is folded over the next turns), and never a pinned
+message: those are listed in the summary's ``kept`` and stay verbatim. A summary built on one the
+server did not sign comes back unsigned. A failed or empty summary replaces nothing: the reply
+says so, and the client keeps its old summary and its messages.
 """
 
 from __future__ import annotations
@@ -13,37 +16,49 @@ from ..exceptions import ContextLengthExceeded, MnemoError
 from ..types import SamplingParams
 from . import summary as sm
 
-ASK = ("Summarise the conversation above as instructed: the people, names, numbers, dates, "
-       "decisions and preferences it mentions.")
+ASK = ("Write the summary of the conversation above now, as instructed. Do not repeat the "
+       "instruction.")
 SUMMARY_SHARE = 0.25  # a summary may take at most this share of the context window, in tokens
+_OVERHEAD = 8  # template tokens per message, an upper bound for chat templates like ChatML
 
 
 def compact_if_due(req, prepared) -> dict:
     """Compact when the history nears its budget or lost content; see ``summary.fold_until``."""
     prompt = prepared.prompt
-    covers = sm.fold_until([m["role"] for m in req.messages], prompt.costs, prompt.report,
-                           len(prompt.ids), prompt.context_window - prompt.max_new_tokens)
+    messages = prepared.messages
+    covers = sm.fold_until([m["role"] for m in messages], prompt.costs, prompt.report,
+                           len(prompt.ids), prompt.context_window - prompt.max_new_tokens,
+                           req.max_turns)
     if covers is None:
         return {"compaction": {"status": "not_needed"}}
-    return summarize(req.messages, covers, prepared.summary, req.preset)
+    signed = bool(prepared.summary_report and prepared.summary_report["signed"])
+    return summarize(messages, covers, prepared.summary, req.preset, previous_signed=signed)
 
 
-def summarize(messages: list[dict], covers: int, previous: sm.Summary | None, preset) -> dict:
-    """Fold ``messages[previous.covers:covers]`` (pins excepted) into ``previous``; return
-    ``{"compaction": {...}, "summary": {...}}``, or a failed compaction and no summary."""
+def summarize(messages: list[dict], until: int, previous: sm.Summary | None, preset, *,
+              previous_signed: bool) -> dict:
+    """Fold ``messages[previous.covers:until]`` (pins excepted), oldest first and as far as the
+    summariser can read at once, into ``previous``; return ``{"compaction", "summary"}``, or a
+    failed compaction and no summary."""
     from ..service import Generation, engine
 
     eng = engine()
     start = previous.covers if previous else 0
-    folded = [{"role": m["role"], "content": m["content"]} for m in messages[start:covers]
-              if not m.get("pinned")]
-    if not folded:
-        return {"compaction": {"status": "not_needed", "reason": "nothing to fold but pins"}}
     prose_before, ledger_before = sm.split(previous.text) if previous else ("", [])
-    ledger = sm.merge_ledger(ledger_before, sm.extract_facts(folded)) if preset.ledger else []
     system = preset.summary_instruction
     if prose_before:
         system += "\n\nThe summary so far:\n" + prose_before
+    covers = _readable_until(messages, start, until, eng, system, preset.summary_max_tokens)
+    span = range(start, covers)
+    folded = [{"role": messages[i]["role"], "content": messages[i]["content"]} for i in span
+              if not messages[i].get("pinned")]
+    kept = tuple(sorted(set(previous.kept if previous else ())
+                        | {i for i in span if messages[i].get("pinned")}))
+    if not folded:
+        return {"compaction": {"status": "not_needed", "reason": "nothing to fold but pins"}}
+    facts = sm.extract_facts(folded)
+    candidates = list(dict.fromkeys([*ledger_before, *facts]))
+    ledger = sm.merge_ledger(ledger_before, facts) if preset.ledger else []
     params = SamplingParams(max_new_tokens=preset.summary_max_tokens, repetition_penalty=1.1)
     try:
         prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}], system=system,
@@ -56,19 +71,52 @@ def summarize(messages: list[dict], covers: int, previous: sm.Summary | None, pr
     prose = sm.clean_prose(gen.text)
     if not prose:
         return _failed("the model returned an empty summary")
-    text = _fit(prose, ledger, eng)
+    text, ledger = _fit(prose, ledger, eng)
+    made = sm.Summary(text, covers, None, kept)
     covered = [{"role": m["role"], "content": m["content"]} for m in messages[:covers]]
-    signature = current_app.extensions["memory"].signer.sign(text, covers, covered)
-    return {"compaction": {"status": "ok", "covers": covers, "folded": len(folded),
-                           "input_dropped": prompt.report.dropped, "usage": gen.usage.as_dict()},
-            "summary": sm.Summary(text, covers, signature).as_dict()}
+    compaction = {"status": "ok", "covers": covers, "folded": len(folded),
+                  "input_dropped": prompt.report.dropped, "usage": gen.usage.as_dict(),
+                  "ledger_dropped": len(candidates) - len(ledger) if preset.ledger else 0,
+                  "signed": previous is None or previous_signed}
+    if compaction["signed"]:
+        made = sm.Summary(text, covers, current_app.extensions["memory"].signer.sign(
+            made, covered, preset.name), kept)
+    else:
+        compaction["reason"] = ("built on a summary this server did not sign, so it is not "
+                                "signed either (it is placed as plain context)")
+    if covers < until:
+        compaction["pending"] = until - covers  # folded over the next turns
+    return {"compaction": compaction, "summary": made.as_dict()}
 
 
-def _fit(prose: str, ledger: list[str], eng) -> str:
-    """The summary text within ``SUMMARY_SHARE`` of the window and the message length limit.
+def _readable_until(messages: list[dict], start: int, until: int, eng, system: str,
+                    max_new: int) -> int:
+    """The end of the longest run of whole exchanges from ``start`` that the summariser can read
+    in one prompt (at least one exchange, which the prompt may then have to trim)."""
+    room = (eng.context_window - max_new - eng.count_tokens(system) - eng.count_tokens(ASK)
+            - 4 * _OVERHEAD)
+    spent, end = 0, start
+    for i in range(start, until):
+        if messages[i]["role"] == "user" and i > start:
+            end = i  # a whole exchange ends here
+        if not messages[i].get("pinned"):
+            spent += eng.count_tokens(messages[i]["content"]) + _OVERHEAD
+        if spent > room:
+            return end if end > start else _next_user(messages, start, until)
+    return until
+
+
+def _next_user(messages: list[dict], start: int, until: int) -> int:
+    return next((i for i in range(start + 1, until) if messages[i]["role"] == "user"), until)
+
+
+def _fit(prose: str, ledger: list[str], eng) -> tuple[str, list[str]]:
+    """The summary text within ``SUMMARY_SHARE`` of the window and the message length limit,
+    and the ledger lines kept.
 
     The ledger is the reliable part, so it keeps up to three quarters of that room (its weakest
-    lines go first beyond it) and the prose is cut, on token boundaries, to what is left.
+    lines go first beyond it, and the reply counts them) and the prose is cut, on token
+    boundaries, to what is left.
     """
     settings = current_app.config["MNEMO"]
     limit = int(SUMMARY_SHARE * eng.context_window)
@@ -81,7 +129,7 @@ def _fit(prose: str, ledger: list[str], eng) -> str:
         cut = eng.truncate_tokens(prose, room).strip() or prose.split()[0]
         text = sm.compose(cut, ledger)
         if len(text) <= settings.max_message_chars or room == 1:
-            return text
+            return text, ledger
         room = room * 3 // 4 or 1
 
 

@@ -50,23 +50,25 @@ class Recall:
         return torch.nn.functional.normalize(pooled, dim=-1)
 
     def embed(self, texts: list[str]) -> torch.Tensor:
+        """One normalised vector per text. The lock guards the model's loading and the cache
+        only: requests embed their own texts at the same time."""
         with self._lock:
             if self._model is None:
                 self._load()
             keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-            missing = list(dict.fromkeys(k for k in keys if k not in self._cache))
-            if missing:
-                index = dict(zip(keys, texts, strict=True))
-                for start in range(0, len(missing), 64):
-                    part = missing[start:start + 64]
-                    for key, vector in zip(part, self._embed([index[k] for k in part]), strict=True):
-                        self._cache[key] = vector
+            known = {k: self._cache[k] for k in keys if k in self._cache}
+        index = dict(zip(keys, texts, strict=True))
+        missing = [k for k in dict.fromkeys(keys) if k not in known]
+        for start in range(0, len(missing), 64):
+            part = missing[start:start + 64]
+            known.update(zip(part, self._embed([index[k] for k in part]), strict=True))
+        with self._lock:
             for key in keys:
+                self._cache[key] = known[key]
                 self._cache.move_to_end(key)
-            out = torch.stack([self._cache[k] for k in keys])
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
-            return out
+        return torch.stack([known[k] for k in keys])
 
     def scores(self, query: str, texts: list[str]) -> list[float]:
         """Cosine similarity of each text to the query."""

@@ -32,32 +32,42 @@ class Summary:
     text: str
     covers: int  # how many leading messages of the client's list it stands in for
     signature: str | None = None
+    kept: tuple[int, ...] = ()  # messages within ``covers`` it does not stand in for (pinned
+    # when it was made): they are kept verbatim whatever their pin says now
 
     def as_dict(self) -> dict:
-        return {"text": self.text, "covers": self.covers, "signature": self.signature}
+        return {"text": self.text, "covers": self.covers, "kept": list(self.kept),
+                "signature": self.signature}
+
+    @classmethod
+    def from_request(cls, data: dict | None) -> Summary | None:
+        if not data:
+            return None
+        return cls(text=data["text"], covers=data["covers"], signature=data.get("signature"),
+                   kept=tuple(sorted({i for i in data.get("kept", ()) if i < data["covers"]})))
 
 
 class Signer:
-    """HMAC-SHA256 over a summary's text, its ``covers`` and the messages it covers."""
+    """HMAC-SHA256 over a summary's text, ``covers``, ``kept``, the preset it was made under and
+    a digest of the messages it covers: valid for exactly those messages under that preset."""
 
     def __init__(self, key: bytes):
         self._key = key
 
-    def sign(self, text: str, covers: int, covered: Sequence[dict]) -> str:
-        payload = json.dumps(["mnemo-summary-v1", covers, text, _digest(covered)],
-                             ensure_ascii=False, separators=(",", ":"))
-        return "v1." + hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()
+    def sign(self, summary: Summary, covered: Sequence[dict], preset: str) -> str:
+        payload = json.dumps(["mnemo-summary-v2", preset, summary.covers, list(summary.kept),
+                              summary.text, _digest(covered)], separators=(",", ":"))
+        return "v2." + hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()
 
-    def verify(self, summary: Summary, covered: Sequence[dict]) -> bool:
+    def verify(self, summary: Summary, covered: Sequence[dict], preset: str) -> bool:
         if not summary.signature or len(covered) != summary.covers:
             return False
-        expected = self.sign(summary.text, summary.covers, covered)
+        expected = self.sign(summary, covered, preset)
         return hmac.compare_digest(expected.encode(), summary.signature.encode("utf-8", "replace"))
 
 
 def _digest(messages: Sequence[dict]) -> str:
-    canonical = json.dumps([[m["role"], m["content"]] for m in messages], ensure_ascii=False,
-                           separators=(",", ":"))
+    canonical = json.dumps([[m["role"], m["content"]] for m in messages], separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
@@ -129,14 +139,15 @@ def clean_prose(text: str) -> str:
 
 # -- when and how far to compact ----------------------------------------------------------
 def fold_until(roles: Sequence[str], costs: Sequence[int | None], plan: HistoryPlan,
-               prompt_tokens: int, budget: int) -> int | None:
+               prompt_tokens: int, budget: int, max_turns: int | None = None) -> int | None:
     """The ``covers`` of the next summary, or None when no compaction is needed.
 
     Compaction is due when the prompt passed ``COMPACT_AT`` of its budget, or when history was
     dropped without a summary covering it. It then folds everything older than the newest
     exchanges that fit, with what every prompt carries (system prompt, summary, pins), in
-    ``KEEP_AFTER`` of the budget; the latest exchange always stays. Counting the summary in
-    keeps a large summary from making every turn compact again.
+    ``KEEP_AFTER`` of the budget, and in half of ``max_turns``; the latest exchange always
+    stays. Counting the summary in, and leaving room under ``max_turns``, keeps the next turns
+    from compacting again at once.
     """
     lost = plan.as_dict()["lost"] > 0
     if prompt_tokens <= COMPACT_AT * budget and not lost:
@@ -146,6 +157,8 @@ def fold_until(roles: Sequence[str], costs: Sequence[int | None], plan: HistoryP
     carried = prompt_tokens - sum(costs[i] or 0 for i in window)  # system, summary, pins, recall
     starts = [i for i in range(max(plan.first_used, plan.covers + 1), last + 1)
               if roles[i] == "user"]
+    if max_turns is not None:  # the kept exchanges, the latest one included
+        starts = starts[-max(1, max_turns // 2):]
     until = last
     for start in starts:
         tail = costs[start:]

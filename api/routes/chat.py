@@ -68,14 +68,17 @@ def summarize():
     signed summary (pinned messages are never folded)."""
     req = current_app.extensions["schemas"].load_summarize(read_json())
     engine().require_ready()
-    previous = req["summary"]
-    if previous is not None and req["preset"].locked:
+    previous, preset = req["summary"], req["preset"]
+    signed = False
+    if previous is not None:
         covered = [{"role": m["role"], "content": m["content"]}
                    for m in req["messages"][:previous.covers]]
-        if not current_app.extensions["memory"].signer.verify(previous, covered):
-            raise InvalidSummary(f"The preset {req['preset'].name!r} is locked: the summary to "
-                                 "extend must be the one this server signed.", param="summary")
-    result = compaction.summarize(req["messages"], req["covers"], req["summary"], req["preset"])
+        signed = current_app.extensions["memory"].signer.verify(previous, covered, preset.name)
+        if not signed and preset.locked:
+            raise InvalidSummary(f"The preset {preset.name!r} is locked: the summary to extend "
+                                 "must be the one this server signed under it.", param="summary")
+    result = compaction.summarize(req["messages"], req["covers"], previous, preset,
+                                  previous_signed=signed)
     if result["compaction"]["status"] == "failed":
         raise SummaryFailed("No summary was made: " + result["compaction"]["reason"],
                             headers={"Retry-After": "1"})

@@ -2,7 +2,8 @@
 
 An adapter is chosen by naming it as ``model`` (as in vLLM). History that does not fit the
 context is trimmed as on ``/api/chat`` and reported in the ``X-Mnemo-History-Dropped`` header
-and a ``mnemo`` response field; ``truncation: "disabled"`` turns that into OpenAI's 400
+(messages that reached neither the model nor a summary) and a ``mnemo`` response field;
+``truncation: "disabled"`` turns that into OpenAI's 400
 ``context_length_exceeded`` instead. Memory (pins, summary, compaction, recall, preset) comes
 through the ``mnemo`` extension object, which the official SDKs send with ``extra_body``.
 """
@@ -42,16 +43,16 @@ def models():
 def chat_completions():
     req, data = current_app.extensions["openai_schemas"].load_chat(read_json())
     prepared = prepare(req)
-    report = prepared.prompt.report
-    if data.get("truncation") == "disabled" and report.dropped:
+    history = prepared.prompt.report.as_dict()
+    if data.get("truncation") == "disabled" and history["lost"]:  # a summary's cover is no loss
         raise ContextLengthExceeded(
             f"This model's maximum context length is {prepared.prompt.context_window} tokens, "
             f"and {req.params.max_new_tokens} are reserved for the completion; your messages do "
-            f"not fit ({report.dropped} of {report.received} would have to be dropped). "
+            f"not fit ({history['lost']} of {history['received']} would have to be dropped). "
             "Shorten the messages or send truncation: \"auto\".", param="messages")
     gen = Generation(prepared.prompt, req.params, prepared.adapter)
     head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": req.model}
-    headers = {"X-Mnemo-History-Dropped": str(report.dropped)}
+    headers = {"X-Mnemo-History-Dropped": str(history["lost"])}
 
     def extension() -> dict:
         return {"history": prepared.history(), **after_reply(req, prepared, gen)}
