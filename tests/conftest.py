@@ -108,6 +108,18 @@ class LiveServer:
         self.server.server_close()
 
 
+@contextlib.contextmanager
+def tiny_live(tiny_dir, lora_dir, tmp_path_factory, **extra):
+    """A LiveServer around a fresh tiny-model app with ``extra`` settings (``server.app``)."""
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, **extra))
+    wait_ready(app)
+    server = LiveServer(app)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture(scope="session")
 def live(app):
     server = LiveServer(app)

@@ -11,20 +11,16 @@ import weakref
 
 import pytest
 
-from api import create_app
-from tests.conftest import LiveServer, tiny_config, wait_ready
+from tests.conftest import tiny_live
 from tests.helpers import post_json, sleep_each_step, user, wrap_forward
 
 
 @pytest.fixture(scope="module")
 def roomy(tiny_dir, lora_dir, tmp_path_factory):
     """Room for 20 concurrent streams, so every one is admitted and then abandoned."""
-    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, max_batch_size=4,
-                                 max_queue=16, default_max_new_tokens=16, max_new_tokens_limit=512))
-    wait_ready(app)
-    server = LiveServer(app)
-    yield app, server
-    server.close()
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, max_batch_size=4, max_queue=16,
+                   default_max_new_tokens=16, max_new_tokens_limit=512) as server:
+        yield server.app, server
 
 
 def chat(url: str, body: dict) -> dict:

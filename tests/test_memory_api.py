@@ -10,9 +10,8 @@ import urllib.request
 
 import pytest
 
-from api import create_app
 from api.presets import builtin_dir
-from tests.conftest import LiveServer, tiny_config, wait_ready
+from tests.conftest import tiny_live
 from tests.helpers import assistant, parse_sse, post_json, user, wrap_forward
 
 KIOSK = '''description = "A kiosk: operator-fixed instruction, no client system prompt."
@@ -33,13 +32,10 @@ def mem_live(tiny_dir, lora_dir, tmp_path_factory):
     shutil.copytree(builtin_dir(), presets, dirs_exist_ok=True)
     (presets / "kiosk.toml").write_text(KIOSK)
     (presets / "exact.toml").write_text(EXACT)
-    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, context_window=512,
-                                 presets_dir=str(presets), summary_key="test-key-0123456789abc",
-                                 default_max_new_tokens=16, max_new_tokens_limit=64))
-    wait_ready(app)
-    server = LiveServer(app)
-    yield server
-    server.close()
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, context_window=512,
+                   presets_dir=str(presets), summary_key="test-key-0123456789abc",
+                   default_max_new_tokens=16, max_new_tokens_limit=64) as server:
+        yield server
 
 
 def call(server, path, body, expect=200):

@@ -1,0 +1,247 @@
+"""The command line: flags, the interactive loop, in-chat commands, and piped use."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from . import transport
+from .session import DEFAULTS, Session
+from .store import Store, default_dir, to_markdown
+
+HELP = """commands:
+  /new [NAME]        start a conversation (NAME, or a new dated one)
+  /list              conversations, most recent first
+  /open NAME         switch to a conversation
+  /history           the messages, numbered (for /pin)
+  /system [TEXT]     show or set the system prompt (empty TEXT clears it)
+  /set KEY VALUE     template, adapter, max_turns, max_new_tokens, temperature, compact, recall
+  /retry             resend the last message that failed or got no reply
+  /undo              remove the last exchange
+  /pin N, /unpin N   keep message N whatever the trim (or not)
+  /summary           the summary the server made of older messages
+  /export md FILE    Markdown; /export json FILE: the page's format (import it there)
+  /import FILE       a page export (one conversation or "Export all")
+  /help, /quit       this, and leave (Ctrl-D too; Ctrl-C stops a reply, twice leaves)"""
+
+
+def report_line(reply: dict) -> str:
+    """What reached the model and the token usage, as the source program printed its counts."""
+    parts = []
+    r = reply.get("report")
+    if r:
+        parts.append(f"history {r['used']}/{r['received']} used")
+        for key in ("pinned", "recalled"):
+            if r.get(key):
+                parts.append(f"{len(r[key])} {key}")
+        if r.get("summarised"):
+            parts.append(f"{r['summarised']} summarised")
+        lost = r.get("lost", r.get("dropped", 0))
+        if lost:
+            parts.append(f"{lost} dropped and in no summary")
+    u = reply.get("usage")
+    if u:
+        parts.append(f"tokens {u['prompt_tokens']} in, {u['completion_tokens']} out")
+    if reply.get("status") == "stopped":
+        parts.append("stopped")
+    if reply.get("compaction"):
+        parts.append("summary failed: " + reply["compaction"].get("reason", ""))
+    return "[" + " · ".join(parts) + "]" if parts else ""
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="scripts/chat", description="Chat with a Mnemo server from "
+                                "the terminal; conversations are kept as files.")
+    p.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8000"))
+    p.add_argument("--api-key", default=os.environ.get("MNEMO_API_KEY"),
+                   help="or MNEMO_API_KEY")
+    p.add_argument("--conversation", "-c", help="resume or create this conversation")
+    p.add_argument("--dir", type=Path, default=Path(os.environ.get("MNEMO_CHAT_DIR")
+                                                    or default_dir()),
+                   help="where conversations are kept (or MNEMO_CHAT_DIR)")
+    p.add_argument("--system")
+    p.add_argument("--template")
+    p.add_argument("--adapter")
+    p.add_argument("--max-turns", type=int)
+    p.add_argument("--max-tokens", type=int, dest="max_new_tokens")
+    p.add_argument("--temperature", type=float)
+    p.add_argument("--no-compact", action="store_true", help="no automatic summaries")
+    p.add_argument("--recall", action="store_true", help="recall relevant older messages")
+    p.add_argument("--openai", action="store_true",
+                   help="talk to any OpenAI-compatible server (llama.cpp, vLLM, Ollama...)")
+    p.add_argument("--model", help="with --openai: the model name (default: the first listed)")
+    p.add_argument("--import", dest="import_file", type=Path, help="import a page export, exit")
+    return p.parse_args(argv)
+
+
+def settings_from(args: argparse.Namespace) -> dict:
+    out = {k: getattr(args, k) for k in ("system", "template", "adapter", "max_turns",
+                                         "max_new_tokens", "temperature")
+           if getattr(args, k) is not None}
+    if args.no_compact:
+        out["compact"] = False
+    if args.recall:
+        out["recall"] = True
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    store = Store(args.dir)
+    if args.import_file:
+        for name in store.import_file(args.import_file):
+            print(f"imported {name}")
+        return 0
+    if args.conversation:
+        name = args.conversation
+    else:  # the most recently used one, or a first one
+        existing = store.names()
+        name = existing[0][0] if existing else "chat"
+    session = Session(store, name, url=args.url, api_key=args.api_key, openai=args.openai,
+                      model=args.model)
+    session.open(settings_from(args))
+    if not sys.stdin.isatty():
+        return piped(session)
+    return Repl(session, store).run()
+
+
+def piped(session: Session) -> int:
+    """``echo question | scripts/chat -c NAME``: print only the reply, append the exchange."""
+    text = sys.stdin.read().strip()
+    if not text:
+        print("error: nothing to send on standard input", file=sys.stderr)
+        return 2
+    try:
+        session.ask(text)
+    except KeyboardInterrupt:
+        print("\n(stopped; the partial reply is saved)", file=sys.stderr)
+        return 130
+    except (transport.ServerError, transport.Unreachable) as err:
+        print(f"\nerror: {_why(err)}; your message is saved: /retry resends it", file=sys.stderr)
+        return 1
+    print()
+    return 0
+
+
+def _why(err: Exception) -> str:
+    if isinstance(err, transport.ServerError):
+        return f"the server answered {err.status}: {err.message}"
+    return str(err)
+
+
+class Repl:
+    def __init__(self, session: Session, store: Store):
+        self.session, self.store = session, store
+
+    def run(self) -> int:
+        print(f"mnemo-chat: {self.session.name} ({len(self.session.conv()['messages'])} messages) "
+              f"on {self.session.url}; /help for commands")
+        interrupted = False
+        while True:
+            try:
+                line = input("you> ")
+            except EOFError:
+                print()
+                return 0
+            except KeyboardInterrupt:
+                if interrupted:
+                    print()
+                    return 0
+                interrupted = True
+                print("\n(Ctrl-C again or Ctrl-D to leave)")
+                continue
+            interrupted = False
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                if line.startswith("/"):
+                    if self.command(line) == "quit":
+                        return 0
+                else:
+                    self.turn(lambda text=line: self.session.ask(text))
+            except (ValueError, LookupError, IndexError, FileNotFoundError) as err:
+                print(f"error: {err}")
+
+    def turn(self, call) -> None:
+        sys.stdout.write("bot> ")
+        sys.stdout.flush()
+        try:
+            reply = call()
+        except KeyboardInterrupt:
+            print("\n[stopped; the partial reply is saved]")
+            return
+        except (transport.ServerError, transport.Unreachable) as err:
+            print(f"\nerror: {_why(err)}; your message is saved: /retry resends it")
+            return
+        print()
+        line = report_line(reply)
+        if line:
+            print(line)
+
+    def command(self, line: str) -> str | None:
+        cmd, _, rest = line.partition(" ")
+        rest = rest.strip()
+        s = self.session
+        if cmd in ("/quit", "/exit"):
+            return "quit"
+        if cmd == "/help":
+            print(HELP)
+        elif cmd == "/new":
+            from datetime import datetime
+            s.name = rest or datetime.now().strftime("chat-%Y%m%d-%H%M%S")
+            s.open()
+            print(f"new conversation: {s.name}")
+        elif cmd == "/list":
+            for name, conv in self.store.names():
+                print(f"{'*' if name == s.name else ' '} {name}  ({len(conv['messages'])} "
+                      f"messages) {conv.get('title', '')}")
+        elif cmd == "/open":
+            if self.store.load(rest) is None:
+                raise LookupError(f"no conversation named {rest!r} (/list shows them)")
+            s.name = rest
+            print(f"{s.name}: {len(s.conv()['messages'])} messages")
+        elif cmd == "/history":
+            for i, m in enumerate(s.conv()["messages"], 1):
+                flag = " [pinned]" if m.get("pinned") else ""
+                status = f" ({m['status']})" if m.get("status") not in (None, "ok") else ""
+                print(f"{i:3d} {m['role']}{flag}{status}: {m['content'][:200]}")
+        elif cmd == "/system":
+            if rest or line.strip() != "/system":
+                s.set(system=rest)
+            print("system prompt: " + (s.conv()["settings"].get("system") or "(none)"))
+        elif cmd == "/set":
+            key, _, value = rest.partition(" ")
+            if key not in DEFAULTS or key == "system":
+                raise ValueError(f"unknown setting {key!r}")
+            current = DEFAULTS[key]
+            s.set(**{key: value.lower() in ("1", "true", "on", "yes") if isinstance(current, bool)
+                     else type(current)(value)})
+            print(f"{key} = {s.conv()['settings'][key]}")
+        elif cmd == "/retry":
+            self.turn(s.retry)
+        elif cmd == "/undo":
+            print(f"removed {s.undo()} message(s)")
+        elif cmd in ("/pin", "/unpin"):
+            m = s.pin(int(rest), on=cmd == "/pin")
+            print(f"{'pinned' if m.get('pinned') else 'unpinned'}: {m['content'][:80]}")
+        elif cmd == "/summary":
+            summary = s.conv().get("summary")
+            print(summary["text"] if summary else "(no summary yet: the server makes one when "
+                                                  "the conversation nears the model's budget)")
+        elif cmd == "/export":
+            kind, _, path = rest.partition(" ")
+            if kind not in ("md", "json") or not path:
+                raise ValueError("usage: /export md FILE or /export json FILE")
+            conv = s.conv()
+            Path(path).write_text(to_markdown(conv) if kind == "md" else json.dumps(
+                conv, ensure_ascii=False, indent=2), encoding="utf-8")
+            print(f"exported to {path}")
+        elif cmd == "/import":
+            print("imported: " + ", ".join(self.store.import_file(Path(rest))))
+        else:
+            raise ValueError(f"unknown command {cmd} (/help lists them)")
+        return None

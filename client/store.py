@@ -1,0 +1,146 @@
+"""Conversations on disk: one JSON file each, in the page's export format, never half-written.
+
+Every change is a transaction: take the conversation's lock, read the file afresh, apply the
+change, write a temporary file, fsync it, and rename it over the old one. A killed process leaves
+either the old file or the new one; two clients on one conversation each apply their own change
+to the other's latest, so neither overwrites the other's turns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import random
+import re
+import string
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$")
+
+
+def default_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "mnemo" / "conversations"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_id() -> str:
+    """The page's id shape: base-36 milliseconds, a dash, 8 random base-36 characters."""
+    digits, n, out = string.digits + string.ascii_lowercase, now_ms(), ""
+    while n:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+    return out + "-" + "".join(random.choice(digits) for _ in range(8))
+
+
+def new_conversation(title: str, settings: dict) -> dict:
+    t = now_ms()
+    return {"id": new_id(), "title": title, "created": t, "updated": t,
+            "settings": dict(settings), "messages": []}
+
+
+class Store:
+    def __init__(self, directory: Path):
+        self.dir = Path(directory)
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def path(self, name: str) -> Path:
+        if not NAME.match(name) or name.endswith((".tmp", ".lock")):
+            raise ValueError(f"{name!r} is not a conversation name: use letters, digits, "
+                             "spaces, '.', '_' or '-' (at most 100)")
+        return self.dir / f"{name}.json"
+
+    @contextlib.contextmanager
+    def _locked(self, name: str) -> Iterator[None]:
+        self.path(name)  # validates the name
+        with open(self.dir / f".{name}.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def load(self, name: str) -> dict | None:
+        try:
+            data = json.loads(self.path(name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        return check_conversation(data)
+
+    def update(self, name: str, change: Callable[[dict], None], *,
+               create: dict | None = None) -> dict:
+        """Apply ``change`` to the latest version on disk, atomically; return the result."""
+        with self._locked(name):
+            conv = self.load(name)
+            if conv is None:
+                if create is None:
+                    raise FileNotFoundError(f"no conversation named {name!r}")
+                conv = create
+            change(conv)
+            conv["updated"] = now_ms()
+            self._write(self.path(name), conv)
+            return conv
+
+    def _write(self, path: Path, conv: dict) -> None:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(conv, f, ensure_ascii=False, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(self.dir, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+    def names(self) -> list[tuple[str, dict]]:
+        """Every conversation, most recently used first."""
+        out = []
+        for path in self.dir.glob("*.json"):
+            with contextlib.suppress(ValueError, OSError):
+                conv = self.load(path.stem)
+                if conv:
+                    out.append((path.stem, conv))
+        return sorted(out, key=lambda item: -item[1].get("updated", 0))
+
+    def import_file(self, source: Path) -> list[str]:
+        """Import a page export (one conversation, or "Export all"); return the names used."""
+        data = json.loads(Path(source).read_text(encoding="utf-8"))
+        convs = data["conversations"] if isinstance(data, dict) and "conversations" in data \
+            else data if isinstance(data, list) else [data]
+        names = []
+        for conv in convs:
+            conv = check_conversation(conv)
+            name = self._free_name(conv.get("title") or conv["id"])
+            with self._locked(name):
+                self._write(self.path(name), conv)
+            names.append(name)
+        return names
+
+    def _free_name(self, title: str) -> str:
+        base = re.sub(r"[^A-Za-z0-9._ -]+", "-", title).strip(" .-")[:80] or "imported"
+        name, n = base, 2
+        while self.path(name).exists():
+            name, n = f"{base}-{n}", n + 1
+        return name
+
+
+def check_conversation(data: object) -> dict:
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(
+            data.get("messages"), list):
+        raise ValueError("not a Mnemo conversation (the page's export format)")
+    return data
+
+
+def to_markdown(conv: dict) -> str:
+    """The page's Markdown export."""
+    body = "\n".join(f"**{m['role']}:**\n\n{m['content']}\n" for m in conv["messages"])
+    return f"# {conv.get('title', '')}\n\n" + body

@@ -1,0 +1,237 @@
+"""The terminal client (``client/``, ``scripts/chat``) against a live Mnemo over real HTTP:
+files that survive restarts, kills and a second client, failures, piped use and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from client.session import Session
+from client.store import Store
+from tests.conftest import ROOT, LiveServer, free_port, run_gunicorn, tiny_live
+from tests.helpers import post_json, sleep_each_step, user, wrap_forward
+
+
+def chat(url, directory, *args, text="Hello there", timeout=120):
+    """Run ``scripts/chat`` piped, as a script would; return the finished process."""
+    return subprocess.run([str(ROOT / "scripts" / "chat"), "--url", url, "--dir", str(directory),
+                           *args], input=text, capture_output=True, text=True, timeout=timeout)
+
+
+def start(url, directory, *args, text="Hello there"):
+    proc = subprocess.Popen([sys.executable, "-m", "client", "--url", url, "--dir",
+                             str(directory), *args], cwd=ROOT, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdin.write(text)
+    proc.stdin.close()
+    return proc
+
+
+def saved(directory, name="demo") -> dict:
+    return json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def wait_for(predicate, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if predicate():
+                return
+        except (FileNotFoundError, json.JSONDecodeError, KeyError, IndexError):
+            pass
+        time.sleep(0.02)
+    raise AssertionError("condition not met in time")
+
+
+def test_piped_use_prints_only_the_reply_and_resumes_across_restarts(live, tmp_path):
+    first = chat(live.url, tmp_path, "-c", "demo", "--max-tokens", "8", text="My name is Ada.")
+    assert first.returncode == 0, first.stderr
+    conv = saved(tmp_path)
+    reply = conv["messages"][1]
+    assert first.stdout == reply["content"] + "\n"  # only the reply
+    assert [m["status"] for m in conv["messages"]] == ["ok", "ok"]
+    assert reply["report"]["received"] == 1 and reply["usage"]["completion_tokens"] >= 1
+    second = chat(live.url, tmp_path, "-c", "demo", "--max-tokens", "8", text="What is my name?")
+    assert second.returncode == 0, second.stderr
+    conv = saved(tmp_path)
+    assert [m["role"] for m in conv["messages"]] == ["user", "assistant"] * 2
+    assert conv["messages"][3]["report"]["received"] == 3  # the first exchange was sent again
+    assert conv["settings"]["max_new_tokens"] == 8
+
+
+def test_a_kill_during_a_reply_loses_nothing_already_typed(app, live, tmp_path, monkeypatch):
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    proc = start(live.url, tmp_path, "-c", "demo", "--max-tokens", "64",
+                 text="Please remember: my locker is 4417.")
+    wait_for(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
+    proc.kill()
+    proc.wait(timeout=10)
+    conv = saved(tmp_path)  # whole, valid JSON
+    assert conv["messages"][0]["content"] == "Please remember: my locker is 4417."
+    assert conv["messages"][1]["status"] == "streaming" and conv["messages"][1]["content"]
+    # /retry resends the message and replaces the cut reply.
+    session = Session(Store(tmp_path), "demo", url=live.url, api_key=None, write=lambda s: None)
+    reply = session.retry()
+    conv = saved(tmp_path)
+    assert [m["status"] for m in conv["messages"]] == ["ok", "ok"]
+    assert conv["messages"][1]["id"] == reply["id"]
+
+
+def test_ctrl_c_stops_the_reply_and_keeps_it_marked_stopped(app, live, tmp_path, monkeypatch):
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    proc = start(live.url, tmp_path, "-c", "demo", "--max-tokens", "64", text="Tell me a story.")
+    wait_for(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=10) == 130
+    conv = saved(tmp_path)
+    assert conv["messages"][0]["status"] == "ok"
+    assert conv["messages"][1]["status"] == "stopped" and conv["messages"][1]["content"]
+    assert "stopped" in proc.stderr.read()
+
+
+def test_two_clients_on_one_conversation_keep_both_turns(app, live, tmp_path, monkeypatch):
+    wrap_forward(monkeypatch, app, sleep_each_step(0.01))
+    procs = [start(live.url, tmp_path, "-c", "demo", "--max-tokens", "24", text=f"Question {i}")
+             for i in range(4)]
+    for proc in procs:
+        assert proc.wait(timeout=60) == 0, proc.stderr.read()
+    messages = saved(tmp_path)["messages"]
+    assert sorted(m["content"] for m in messages if m["role"] == "user") == [
+        f"Question {i}" for i in range(4)]
+    assert len(messages) == 8 and all(m["status"] == "ok" for m in messages)
+    for i in range(0, 8, 2):  # each reply right after its own question
+        assert messages[i]["role"] == "user" and messages[i + 1]["role"] == "assistant"
+
+
+def test_server_down_then_retry(app, tmp_path):
+    port = free_port()
+    down = chat(f"http://127.0.0.1:{port}", tmp_path, "-c", "demo", "--max-tokens", "8",
+                text="Are you there?")
+    assert down.returncode == 1 and down.stdout.strip() == ""
+    assert "cannot reach" in down.stderr and len(down.stderr.strip().splitlines()) == 1
+    conv = saved(tmp_path)
+    assert conv["messages"][0]["content"] == "Are you there?"
+    assert conv["messages"][0]["status"] == "failed"
+    server = LiveServer(app, port=port)
+    try:
+        session = Session(Store(tmp_path), "demo", url=server.url, api_key=None,
+                          write=lambda s: None)
+        session.retry()
+    finally:
+        server.close()
+    assert [m["status"] for m in saved(tmp_path)["messages"]] == ["ok", "ok"]
+
+
+@pytest.fixture(scope="module")
+def busy_live(tiny_dir, lora_dir, tmp_path_factory):
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, max_batch_size=1, max_queue=0,
+                   default_max_new_tokens=8, max_new_tokens_limit=64) as server:
+        yield server
+
+
+def test_overloaded_server_is_retried_as_it_asks(busy_live, tmp_path, monkeypatch):
+    wrap_forward(monkeypatch, busy_live.app, sleep_each_step(0.03))
+    holder = threading.Thread(target=lambda: post_json(
+        busy_live.url + "/api/chat", {"messages": [user("hold")], "max_new_tokens": 64}).read())
+    holder.start()
+    time.sleep(0.3)  # the only batch row is taken, and there is no queue: 429
+    done = chat(busy_live.url, tmp_path, "-c", "demo", "--max-tokens", "4", text="Hello")
+    holder.join()
+    assert done.returncode == 0, done.stderr
+    assert "server busy (429" in done.stderr and "retrying in" in done.stderr
+    assert [m["status"] for m in saved(tmp_path)["messages"]] == ["ok", "ok"]
+
+
+def test_a_connection_dropped_mid_reply_keeps_the_partial_reply(smol_dir, tmp_path):
+    with run_gunicorn(smol_dir, tmp_path) as (proc, url):
+        client = start(url, tmp_path, "-c", "demo", "--max-tokens", "400",
+                       text="Write a very long story about a lighthouse keeper.")
+        wait_for(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 20, timeout=60)
+        os.killpg(proc.pid, signal.SIGKILL)
+        assert client.wait(timeout=30) == 1
+    err = client.stderr.read()
+    assert "dropped" in err or "closed" in err
+    messages = saved(tmp_path)["messages"]
+    assert messages[0]["status"] == "failed" and messages[1]["status"] == "failed"
+    assert len(messages[1]["content"]) > 20
+
+
+def test_openai_mode_talks_to_v1_with_the_same_files(live, tmp_path):
+    done = chat(live.url, tmp_path, "-c", "demo", "--openai", "--max-tokens", "6", text="Hi")
+    assert done.returncode == 0, done.stderr
+    messages = saved(tmp_path)["messages"]
+    assert [m["status"] for m in messages] == ["ok", "ok"]
+    assert done.stdout == messages[1]["content"] + "\n"
+    assert messages[1]["report"]["received"] == 1  # Mnemo's /v1 extension, when it is there
+
+
+def test_page_export_and_terminal_files_move_both_ways(live, tmp_path):
+    """Import a page export in the terminal, continue there, and import the result in the page
+    (real Chromium)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.test_page import ARGS, open_page, send, stored, wait_reply
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        context = browser.new_context(accept_downloads=True)
+        page = open_page(context, live.url)
+        send(page, "Started in the browser")
+        wait_reply(page, 2)
+        with page.expect_download() as info:
+            page.click("#export-all")
+        export = tmp_path / "from-page.json"
+        export.write_bytes(open(info.value.path(), "rb").read())
+        files = tmp_path / "convs"
+        imported = subprocess.run([str(ROOT / "scripts" / "chat"), "--dir", str(files),
+                                   "--import", str(export)], capture_output=True, text=True)
+        assert imported.returncode == 0, imported.stderr
+        name = imported.stdout.split("imported ", 1)[1].strip()
+        cont = chat(live.url, files, "-c", name, "--max-tokens", "6", text="Continued in a terminal")
+        assert cont.returncode == 0, cont.stderr
+        conv = json.loads((files / f"{name}.json").read_text(encoding="utf-8"))
+        assert conv["id"] == stored(page)[0]["id"] and len(conv["messages"]) == 4
+        page.evaluate("localStorage.clear()")
+        page.set_input_files("#import-file", files=[str(files / f"{name}.json")])
+        expect(page.locator("#banner")).to_contain_text("Imported 1 conversation")
+        page.reload()
+        page.wait_for_selector(".msg.assistant")
+        assert page.locator(".msg").count() == 4
+        expect(page.locator(".msg.user").nth(1)).to_contain_text("Continued in a terminal")
+        assert page.errors == []
+        context.close()
+        browser.close()
+
+
+def test_memory_pins_and_the_servers_summary_travel_with_the_file(live, tmp_path):
+    store = Store(tmp_path)
+    session = Session(store, "long", url=live.url, api_key=None, write=lambda s: None)
+    session.open({"max_new_tokens": 8})
+
+    def seed(conv):
+        conv["messages"].append({"id": "fact", "role": "user", "status": "ok",
+                                 "content": "My name is Ursula and my code is 8812."})
+        conv["messages"].append({"id": "ack", "role": "assistant", "content": "Noted.",
+                                 "status": "ok"})
+        for i in range(12):  # more exchanges than max_turns (10): history is dropped
+            conv["messages"].append({"id": f"q{i}", "role": "user", "content": f"Filler {i}",
+                                     "status": "ok"})
+            conv["messages"].append({"id": f"a{i}", "role": "assistant", "content": f"Ok {i}",
+                                     "status": "ok"})
+    store.update("long", seed)
+    session.pin(1)
+    reply = session.ask("What is my code?")
+    assert reply["report"]["pinned"] == [0]
+    summary = store.load("long")["summary"]  # compacted after the reply, saved by the client
+    assert summary["signature"] and summary["kept_ids"] == ["fact"]
+    assert summary["next_id"] in {m["id"] for m in store.load("long")["messages"]}
+    again = session.ask("And my name?")
+    assert again["report"]["summary"]["signed"] is True
+    assert again["report"]["pinned"] == [0] and again["report"]["lost"] == 0
