@@ -12,7 +12,17 @@ import os
 bind = os.environ.get("MNEMO_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("MNEMO_WORKERS", "1"))
 worker_class = "gthread"  # the sync worker would kill long streams at `timeout`
-threads = int(os.environ.get("MNEMO_THREADS", "32"))
+# Every request holds a thread while it waits or streams, and the engine admits at most
+# MNEMO_MAX_BATCH_SIZE + MNEMO_MAX_QUEUE of them; past that it answers 429 at once. That answer,
+# and the probes, need free threads: so threads default to that sum plus spare ones, and fewer
+# than that plus 2 is refused (the 429 could never trigger: excess load would wait instead).
+_in_flight = int(os.environ.get("MNEMO_MAX_BATCH_SIZE", "16")) + int(os.environ.get(
+    "MNEMO_MAX_QUEUE", "64"))
+threads = int(os.environ.get("MNEMO_THREADS", _in_flight + 16))
+if threads < _in_flight + 2:
+    raise SystemExit(f"MNEMO_THREADS={threads} must be at least MNEMO_MAX_BATCH_SIZE + "
+                     f"MNEMO_MAX_QUEUE + 2 = {_in_flight + 2}: with fewer, excess requests wait "
+                     "for a thread instead of getting 429, and probes can time out.")
 preload_app = False
 # gthread workers heartbeat from their main thread, so `timeout` only catches a hung worker;
 # generations themselves are capped by MNEMO_GENERATION_TIMEOUT.
@@ -28,6 +38,13 @@ limit_request_field_size = 8190
 accesslog = None  # Mnemo writes its own structured access log without message content
 errorlog = "-"
 loglevel = "info"
+
+
+def worker_exit(server, worker):
+    """Whatever ends the worker, its generation thread stops first (no SIGABRT at exit)."""
+    from api.lifecycle import stop_engine
+
+    stop_engine(worker)
 
 
 def post_worker_init(worker):

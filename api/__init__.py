@@ -23,6 +23,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: defaults, then MNEMO_* environment variables, then ``test_config``."""
     settings = Settings.load(overrides=test_config)
     app = Flask(__name__, static_folder=None)
+    # No redirects: "/api//config" or "/api/chat/" is a JSON 404, never a 308 with an HTML body.
+    app.url_map.merge_slashes = False
+    app.url_map.strict_slashes = False
     app.config["MNEMO"] = settings
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["DEBUG"] = False  # never on: tracebacks must not reach clients
@@ -34,6 +37,10 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.extensions["openai_schemas"] = OpenAISchemas(settings, presets)
     app.extensions["memory"] = Memory.from_settings(settings)
 
+    if settings.proxy_hops:  # client addresses from X-Forwarded-For, as many hops as trusted
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops)
     register_error_handlers(app)
     init_drain(app)
     register_security(app, settings)

@@ -40,8 +40,10 @@ class Settings:
     cache_dir: str = str(Path.home() / ".cache" / "mnemo")
     warmup: bool = True
     api_keys: tuple[str, ...] = ()  # empty: no authentication
+    metrics_keys: tuple[str, ...] = ()  # keys for /metrics (scrapers); empty: the API keys
     cors_origins: tuple[str, ...] = ()
     rate_limit_per_minute: int = 0  # 0: no rate limit
+    proxy_hops: int = 0  # reverse proxies in front that set X-Forwarded-For (nginx: 1)
     log_content: bool = False  # access logs never carry message text unless this is set
     presets_dir: str = ""  # empty: the presets/ directory shipped with Mnemo
     # HMAC key for server-made summaries; every worker and host of a deployment must share it.
@@ -78,7 +80,7 @@ class Settings:
                      "max_messages", "max_message_chars", "max_batch_size"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise bad(name, f"must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("max_queue", "prefix_cache_mb", "rate_limit_per_minute"):
+        for name in ("max_queue", "prefix_cache_mb", "rate_limit_per_minute", "proxy_hops"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise bad(name, f"must be a non-negative integer, got {getattr(self, name)!r}")
         if self.default_max_new_tokens > self.max_new_tokens_limit:

@@ -88,6 +88,7 @@ def drain_on_sigterm(worker) -> None:
     def stop_when_idle():
         idle = drain.wait_idle(worker.cfg.graceful_timeout)
         log.info("drained (%s); worker stopping", "idle" if idle else "graceful_timeout passed")
+        stop_engine(worker)
         worker.alive = False  # the gthread loop then closes its sockets and exits
 
     def on_sigterm(_signum, _frame):
@@ -97,3 +98,12 @@ def drain_on_sigterm(worker) -> None:
         threading.Thread(target=stop_when_idle, name="mnemo-drain", daemon=True).start()
 
     signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def stop_engine(worker) -> None:
+    """Stop and join the generation thread before the process exits: a thread still inside
+    torch at interpreter shutdown aborts the process ("terminate called without an active
+    exception", SIGABRT) instead of letting it exit cleanly."""
+    engine = worker.wsgi.extensions.get("engine") if hasattr(worker.wsgi, "extensions") else None
+    if engine is not None and engine.scheduler is not None:
+        engine.scheduler.stop()

@@ -87,7 +87,7 @@ class OpenAISchemas:
                 allow_none=True, validate=validate.Range(1, settings.max_new_tokens_limit)),
             "temperature": StrictFloat(allow_none=True, validate=validate.Range(0, 2)),
             "top_p": StrictFloat(allow_none=True, validate=validate.Range(0, 1, min_inclusive=False)),
-            "seed": StrictInteger(allow_none=True),
+            "seed": StrictInteger(allow_none=True, validate=validate.Range(0, 2**63 - 1)),
             "stop": StopField(allow_none=True),
             "n": StrictInteger(allow_none=True, validate=validate.Equal(
                 1, error="Only n=1 is supported: one completion per request.")),
@@ -145,7 +145,7 @@ class OpenAISchemas:
         return request, data
 
     def _validate(self, body: object) -> dict:
-        data = load(self.chat, body)
+        data = load(self.chat, body, self.settings.max_messages)
         data = {k: v for k, v in data.items() if v is not None}
         errors = {}
         opts = data.get("stream_options") or {}

@@ -90,13 +90,15 @@ def generation_fields(settings: Settings) -> dict:
                                    metadata=d("Sampling only; below 1e-5 it decodes greedily.")),
         "top_p": StrictFloat(validate=validate.Range(0, 1, min_inclusive=False),
                              metadata=d("Sampling only: nucleus mass.")),
-        "top_k": StrictInteger(validate=validate.Range(min=0),
+        "top_k": StrictInteger(validate=validate.Range(0, 1_000_000),
                                metadata=d("Sampling only; 0 turns it off.")),
         "seed": StrictInteger(validate=validate.Range(0, 2**63 - 1),
                               metadata=d("Sampling only: makes the reply reproducible.")),
         "num_beams": StrictInteger(validate=validate.Range(1, 8),
                                    metadata=d("Beam search when above 1 (not with sampling).")),
-        "length_penalty": StrictFloat(metadata=d("Beam search only.")),
+        "length_penalty": StrictFloat(validate=validate.Range(-10, 10),
+                                      metadata=d("Beam search only: above 0 favours longer "
+                                                 "answers.")),
         "early_stopping": StrictBoolean(metadata=d("Beam search only.")),
         "repetition_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False)),
         "no_repeat_ngram_size": StrictInteger(validate=validate.Range(0, 20)),
@@ -248,7 +250,7 @@ class Schemas:
         """Validate a summarize request: the range to fold is whole exchanges past the summary."""
         from .memory.summary import Summary
 
-        data = load(self.summarize, body)
+        data = load(self.summarize, body, self.settings.max_messages)
         messages, summary = data["messages"], data.get("summary")
         covers = data.get("covers", len(messages))
         errors = {}
@@ -273,7 +275,7 @@ class Schemas:
         from .chat_request import resolve
         from .memory.summary import Summary
 
-        data = load(self.chat, body)
+        data = load(self.chat, body, self.settings.max_messages)
         preset = self.presets[data.get("template") or "default"]
         summary = data.get("summary")
         return resolve(
@@ -287,14 +289,26 @@ class Schemas:
             summary=Summary.from_request(summary))
 
 
-def load(schema: Schema, body: object) -> dict:
+MAX_ERRORS = 20  # field errors listed in one answer; the message says how many more
+
+
+def load(schema: Schema, body: object, max_messages: int | None = None) -> dict:
+    """Validate ``body``; cheap limits first, so a huge body costs what its size check costs."""
     if not isinstance(body, dict):
         raise ValidationFailed("The request body must be a JSON object.")
+    messages = body.get("messages")
+    if max_messages is not None and isinstance(messages, list) and len(messages) > max_messages:
+        why = f"At most {max_messages} messages are accepted; this request has {len(messages)}."
+        raise ValidationFailed(f"Invalid request. messages: {why}", fields={"messages": [why]},
+                               param="messages")
     try:
         return schema.load(body, unknown=RAISE)
     except ValidationError as err:
         flat = flatten(err.messages)
-        raise ValidationFailed(_sentence(flat), fields=flat, param=next(iter(flat), None)) from None
+        shown = dict(list(flat.items())[:MAX_ERRORS])
+        if len(flat) > MAX_ERRORS:
+            shown["body"] = [f"... and {len(flat) - MAX_ERRORS} more invalid fields."]
+        raise ValidationFailed(_sentence(flat), fields=shown, param=next(iter(flat), None)) from None
 
 
 def flatten(messages, prefix: str = "") -> dict[str, list[str]]:

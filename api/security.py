@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hmac
+import re
 import threading
 import time
+from collections import OrderedDict
 
 from flask import Flask, Response, g, request
 
@@ -25,31 +27,82 @@ def _is_open(path: str) -> bool:
 
 
 class RateLimiter:
-    """A token bucket per client key: ``per_minute`` requests, refilled continuously."""
+    """A token bucket per client key: ``per_minute`` requests, refilled continuously.
 
-    def __init__(self, per_minute: int):
+    A bucket that has been idle long enough to be full again is the same as no bucket, so it is
+    forgotten: memory is bounded by the clients active in the last minute or so, and a hard cap
+    (the least recently used go first) bounds it even under a flood of addresses.
+    """
+
+    def __init__(self, per_minute: int, max_clients: int = 100_000):
         self.rate = per_minute / 60.0
         self.capacity = float(per_minute)
-        self._buckets: dict[str, tuple[float, float]] = {}
+        self.max_clients = max_clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
+        self._next_sweep = 0.0
+
+    def __len__(self) -> int:
+        return len(self._buckets)
 
     def take(self, key: str) -> float:
         """Spend one token; return 0 when allowed, else seconds until one is available."""
         now = time.monotonic()
         with self._lock:
-            tokens, last = self._buckets.get(key, (self.capacity, now))
+            self._sweep(now)
+            tokens, last = self._buckets.pop(key, (self.capacity, now))
             tokens = min(self.capacity, tokens + (now - last) * self.rate)
-            if tokens >= 1:
-                self._buckets[key] = (tokens - 1, now)
-                return 0.0
-            self._buckets[key] = (tokens, now)
-            return (1 - tokens) / self.rate
+            wait = 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+            self._buckets[key] = (tokens - 1 if tokens >= 1 else tokens, now)  # most recent last
+            while len(self._buckets) > self.max_clients:
+                self._buckets.popitem(last=False)
+            return wait
+
+    def _sweep(self, now: float) -> None:
+        if now < self._next_sweep:
+            return
+        full_after = self.capacity / self.rate  # seconds for an empty bucket to refill
+        while self._buckets:
+            key, (_tokens, last) = next(iter(self._buckets.items()))
+            if now - last < full_after:
+                break
+            del self._buckets[key]
+        self._next_sweep = now + 1.0
+
+
+def bearer_token(header: str) -> bytes:
+    """The token of an ``Authorization: Bearer <token>`` header (the scheme in any case)."""
+    scheme, _, token = header.strip().partition(" ")
+    return token.strip().encode() if scheme.lower() == "bearer" else b""
+
+
+# Request headers a browser may send cross-origin: the official SDKs add x-stainless-* ones.
+_ALLOWED_HEADER = re.compile(r"^(authorization|content-type|accept|x-request-id|"
+                             r"openai-[a-z0-9-]+|x-stainless-[a-z0-9-]+)$")
+FAILED_AUTH_PER_MINUTE = 20  # per address; past it, 429 until the bucket refills
 
 
 def register_security(app: Flask, settings: Settings) -> None:
     keys = [k.encode() for k in settings.api_keys]
+    metrics_keys = [k.encode() for k in settings.metrics_keys] or keys
     limiter = RateLimiter(settings.rate_limit_per_minute) if settings.rate_limit_per_minute else None
+    failures = RateLimiter(FAILED_AUTH_PER_MINUTE)
+    app.extensions["limiters"] = {"requests": limiter, "failed_auth": failures}
     origins = set(settings.cors_origins)
+
+    def check_key(allowed: list[bytes], client: str) -> int:
+        """The index of the key sent; Unauthorized (throttled per address) when none matches."""
+        token = bearer_token(request.headers.get("Authorization", ""))
+        # Compare against every key, in constant time, so timing reveals nothing.
+        matched = [hmac.compare_digest(token, key) for key in allowed]
+        if any(matched):
+            return matched.index(True)
+        wait = failures.take(client)
+        if wait:
+            raise RateLimited("Too many failed authentications from this address; retry later.",
+                              headers={"Retry-After": str(int(wait) + 1)})
+        raise Unauthorized("A valid API key is required: send 'Authorization: Bearer <key>'.",
+                           headers={"WWW-Authenticate": "Bearer"})
 
     @app.before_request
     def _guard():
@@ -58,17 +111,15 @@ def register_security(app: Flask, settings: Settings) -> None:
         if _is_open(request.path):
             return None
         client = request.remote_addr or "unknown"
+        if request.path == "/metrics":  # scrapers: their own keys, never rate limited
+            if metrics_keys:
+                check_key(metrics_keys, client)
+            g.client = "metrics"
+            return None
         if keys:
-            auth = request.headers.get("Authorization", "")
-            token = auth[7:].strip().encode() if auth.startswith("Bearer ") else b""
-            # Compare against every key, in constant time, so timing reveals nothing.
-            matched = [hmac.compare_digest(token, key) for key in keys]
-            if not any(matched):
-                raise Unauthorized("A valid API key is required: send 'Authorization: Bearer <key>'.",
-                                   headers={"WWW-Authenticate": "Bearer"})
-            client = "key:" + str(matched.index(True))
+            client = "key:" + str(check_key(keys, client))
         g.client = client
-        if limiter:
+        if limiter is not None:
             wait = limiter.take(client)
             if wait:
                 raise RateLimited(f"Rate limit of {settings.rate_limit_per_minute} requests per minute "
@@ -85,6 +136,11 @@ def register_security(app: Flask, settings: Settings) -> None:
         if origin and origin in origins:
             resp.headers["Access-Control-Allow-Origin"] = origin
             resp.headers["Vary"] = "Origin"
-            resp.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
+            asked = [h.strip().lower() for h in
+                     request.headers.get("Access-Control-Request-Headers", "").split(",")]
+            resp.headers["Access-Control-Allow-Headers"] = ", ".join(
+                ["authorization", "content-type"]
+                + [h for h in asked if _ALLOWED_HEADER.match(h) and h not in (
+                    "authorization", "content-type")])
             resp.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
         return resp

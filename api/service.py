@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from flask import Response, current_app, request, stream_with_context
+from flask import Response, current_app, g, request, stream_with_context
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from .chat_request import ChatRequest
 from .engine import Engine, Handle
@@ -34,7 +35,7 @@ def read_json() -> object:
         err = MnemoError("Send the body as JSON with 'Content-Type: application/json'.")
         err.status, err.code, err.openai_type = 415, "unsupported_media_type", "invalid_request_error"
         raise err
-    raw = request.get_data(cache=True)
+    raw = _body_bytes(current_app.config["MAX_CONTENT_LENGTH"])
     try:
         body = json.loads(raw)
     except RecursionError:
@@ -43,6 +44,22 @@ def read_json() -> object:
         raise ValidationFailed(f"The body is not valid JSON: {exc}.") from None
     _check_text(body)
     return body
+
+
+def _body_bytes(limit: int) -> bytes:
+    """The request body, never silently cut: a chunked body over ``limit`` is a 413 and a
+    malformed one a 400 (with a Content-Length, Werkzeug enforces the limit itself)."""
+    env = request.environ
+    if request.content_length is not None or not env.get("wsgi.input_terminated"):
+        return request.get_data(cache=True)
+    try:
+        data = env["wsgi.input"].read(limit + 1)
+    except Exception as exc:  # the server's own error for broken chunk framing
+        raise ValidationFailed(f"The chunked request body is malformed ({exc.__class__.__name__})"
+                               "; send valid chunked encoding or a Content-Length.") from None
+    if len(data) > limit:
+        raise RequestEntityTooLarge()
+    return data
 
 
 def _check_text(body: object) -> None:
@@ -153,7 +170,9 @@ class Generation:
                  summary: bool = False):
         self.prompt = prompt
         self.summary = summary  # a compaction's generation: counted apart from replies
-        self.handle: Handle = engine().submit(prompt.ids, params, adapter)
+        client = str(g.get("client", ""))  # with API keys on, "key:N": the cache's tenant
+        self.handle: Handle = engine().submit(prompt.ids, params, adapter,
+                                              client if client.startswith("key:") else None)
         self.text = ""
         self.finish_reason: str | None = None
         self.usage = Usage(prompt_tokens=len(prompt.ids))

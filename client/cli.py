@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -17,7 +18,7 @@ HELP = """commands:
   /list              conversations, most recent first
   /open NAME         switch to a conversation
   /history           the messages, numbered (for /pin)
-  /system [TEXT]     show or set the system prompt (empty TEXT clears it)
+  /system [TEXT|-]   show, set or (with -) clear the system prompt
   /set KEY VALUE     template, adapter, max_turns, max_new_tokens, temperature, compact, recall
   /retry             resend the last message that failed or got no reply
   /undo              remove the last exchange
@@ -25,7 +26,10 @@ HELP = """commands:
   /summary           the summary the server made of older messages
   /export md FILE    Markdown; /export json FILE: the page's format (import it there)
   /import FILE       a page export (one conversation or "Export all")
-  /help, /quit       this, and leave (Ctrl-D too; Ctrl-C stops a reply, twice leaves)"""
+  /help, /quit       this, and leave (Ctrl-D too; Ctrl-C stops a reply, twice leaves)
+a message over several lines: end a line with a backslash to go on, or put it between two
+lines of three double quotes; flags (--system, --max-tokens, ...) apply to this run only,
+/set and /system save in the conversation"""
 
 
 def report_line(reply: dict) -> str:
@@ -90,19 +94,24 @@ def settings_from(args: argparse.Namespace) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    store = Store(args.dir)
-    if args.import_file:
-        for name in store.import_file(args.import_file):
-            print(f"imported {name}")
-        return 0
-    if args.conversation:
-        name = args.conversation
-    else:  # the most recently used one, or a first one
-        existing = store.names()
-        name = existing[0][0] if existing else "chat"
-    session = Session(store, name, url=args.url, api_key=args.api_key, openai=args.openai,
-                      model=args.model)
-    session.open(settings_from(args))
+    try:
+        store = Store(args.dir)
+        if args.import_file:
+            for name in store.import_file(args.import_file):
+                print(f"imported {name}")
+            return 0
+        if args.conversation:
+            name = args.conversation
+            store.path(name)  # a bad name stops here, with a message
+        else:  # the most recently used one, or a first one
+            existing = store.names()
+            name = existing[0][0] if existing else "chat"
+        session = Session(store, name, url=args.url, api_key=args.api_key, openai=args.openai,
+                          model=args.model, overrides=settings_from(args))
+        session.open()
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     if not sys.stdin.isatty():
         return piped(session)
     return Repl(session, store).run()
@@ -110,7 +119,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def piped(session: Session) -> int:
     """``echo question | scripts/chat -c NAME``: print only the reply, append the exchange."""
-    text = sys.stdin.read().strip()
+    raw = sys.stdin.buffer.read()
+    text = raw.decode("utf-8", errors="replace").strip()
+    if "\ufffd" in text and "\ufffd".encode() not in raw:
+        print("warning: standard input was not UTF-8; undecodable bytes were replaced",
+              file=sys.stderr)
     if not text:
         print("error: nothing to send on standard input", file=sys.stderr)
         return 2
@@ -119,8 +132,13 @@ def piped(session: Session) -> int:
     except KeyboardInterrupt:
         print("\n(stopped; the partial reply is saved)", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (| head): the turn is saved, stopped
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (transport.ServerError, transport.Unreachable) as err:
-        print(f"\nerror: {_why(err)}; your message is saved: /retry resends it", file=sys.stderr)
+        hint = f"run scripts/chat -c {session.name!r} and /retry" if _retryable(err) else \
+            "it is kept in the conversation"
+        print(f"\nerror: {_why(err)}; your message is saved ({hint})", file=sys.stderr)
         return 1
     print()
     return 0
@@ -128,8 +146,12 @@ def piped(session: Session) -> int:
 
 def _why(err: Exception) -> str:
     if isinstance(err, transport.ServerError):
-        return f"the server answered {err.status}: {err.message}"
-    return str(err)
+        return f"the server answered {err.status}: {err.message.rstrip('.')}"
+    return str(err).rstrip(".")
+
+
+def _retryable(err: Exception) -> bool:
+    return isinstance(err, transport.Unreachable) or err.status == 429 or err.status >= 500
 
 
 class Repl:
@@ -137,12 +159,17 @@ class Repl:
         self.session, self.store = session, store
 
     def run(self) -> int:
-        print(f"mnemo-chat: {self.session.name} ({len(self.session.conv()['messages'])} messages) "
-              f"on {self.session.url}; /help for commands")
-        interrupted = False
+        try:
+            count = len(self.session.conv()["messages"])
+        except ValueError as err:
+            print(f"error: {err}")
+            return 2
+        print(f"mnemo-chat: {self.session.name} ({count} messages) on {self.session.url}; "
+              "/help for commands")
+        interrupted = False  # a Ctrl-C already pressed: the next one leaves
         while True:
             try:
-                line = input("you> ")
+                line = self.read_message()
             except EOFError:
                 print()
                 return 0
@@ -154,33 +181,64 @@ class Repl:
                 print("\n(Ctrl-C again or Ctrl-D to leave)")
                 continue
             interrupted = False
-            line = line.strip()
-            if not line:
+            if not line.strip():
                 continue
             try:
                 if line.startswith("/"):
-                    if self.command(line) == "quit":
+                    if self.command(line.strip()) == "quit":
                         return 0
                 else:
-                    self.turn(lambda text=line: self.session.ask(text))
-            except (ValueError, LookupError, IndexError, FileNotFoundError) as err:
+                    interrupted = self.turn(functools.partial(self.session.ask, line.strip()))
+            except (ValueError, LookupError, IndexError, OSError, TypeError) as err:
                 print(f"error: {err}")
 
-    def turn(self, call) -> None:
-        sys.stdout.write("bot> ")
-        sys.stdout.flush()
+    def read_message(self) -> str:
+        """One message: a line (lines ending with a backslash go on), or a block between two
+        lines of three double quotes."""
+        first = input("you> ")
+        if first.strip() == '"""':
+            lines = []
+            while (line := input("... ")).strip() != '"""':
+                lines.append(line)
+            return "\n".join(lines)
+        lines = [first]
+        while lines[-1].endswith("\\"):
+            lines[-1] = lines[-1][:-1]
+            lines.append(input("... "))
+        return "\n".join(lines)
+
+    def turn(self, call) -> bool:
+        """Run one reply; True when Ctrl-C stopped it (so the next Ctrl-C leaves)."""
+        started = {"yes": False}
+        write = self.session.write
+
+        def prefixed(text: str) -> None:
+            if not started["yes"]:
+                started["yes"] = True
+                write("bot> ")
+            write(text)
+
+        self.session.write = prefixed
         try:
             reply = call()
         except KeyboardInterrupt:
-            print("\n[stopped; the partial reply is saved]")
-            return
+            print("\n[stopped; what arrived is saved]" if started["yes"] else
+                  "[stopped before the reply began; /retry resends your message]")
+            return True
         except (transport.ServerError, transport.Unreachable) as err:
-            print(f"\nerror: {_why(err)}; your message is saved: /retry resends it")
-            return
+            hint = "; your message is saved: /retry resends it" if _retryable(err) else \
+                "; your message is kept (change it, or /undo)"
+            print(("\n" if started["yes"] else "") + f"error: {_why(err)}{hint}")
+            return False
+        finally:
+            self.session.write = write
+        if not started["yes"]:
+            write("bot> ")
         print()
         line = report_line(reply)
         if line:
             print(line)
+        return False
 
     def command(self, line: str) -> str | None:
         cmd, _, rest = line.partition(" ")
@@ -192,7 +250,11 @@ class Repl:
             print(HELP)
         elif cmd == "/new":
             from datetime import datetime
-            s.name = rest or datetime.now().strftime("chat-%Y%m%d-%H%M%S")
+            name = rest or datetime.now().strftime("chat-%Y%m%d-%H%M%S")
+            self.store.path(name)  # a bad name stops here
+            if self.store.load(name) is not None:
+                raise ValueError(f"{name!r} exists: /open {name} to continue it")
+            s.name = name
             s.open()
             print(f"new conversation: {s.name}")
         elif cmd == "/list":
@@ -200,7 +262,7 @@ class Repl:
                 print(f"{'*' if name == s.name else ' '} {name}  ({len(conv['messages'])} "
                       f"messages) {conv.get('title', '')}")
         elif cmd == "/open":
-            if self.store.load(rest) is None:
+            if not rest or self.store.load(rest) is None:
                 raise LookupError(f"no conversation named {rest!r} (/list shows them)")
             s.name = rest
             print(f"{s.name}: {len(s.conv()['messages'])} messages")
@@ -210,16 +272,21 @@ class Repl:
                 status = f" ({m['status']})" if m.get("status") not in (None, "ok") else ""
                 print(f"{i:3d} {m['role']}{flag}{status}: {m['content'][:200]}")
         elif cmd == "/system":
-            if rest or line.strip() != "/system":
-                s.set(system=rest)
-            print("system prompt: " + (s.conv()["settings"].get("system") or "(none)"))
+            if rest:
+                s.set(system="" if rest == "-" else rest)
+            print("system prompt: " + (s.settings(s.conv()).get("system") or "(none)"))
         elif cmd == "/set":
             key, _, value = rest.partition(" ")
             if key not in DEFAULTS or key == "system":
                 raise ValueError(f"unknown setting {key!r}")
             current = DEFAULTS[key]
-            s.set(**{key: value.lower() in ("1", "true", "on", "yes") if isinstance(current, bool)
-                     else type(current)(value)})
+            if isinstance(current, bool):
+                if value.lower() not in ("1", "true", "on", "yes", "0", "false", "off", "no"):
+                    raise ValueError(f"{key} is on or off")
+                parsed = value.lower() in ("1", "true", "on", "yes")
+            else:
+                parsed = type(current)(value)  # int, float or str; a bad value is a ValueError
+            s.set(**{key: parsed})
             print(f"{key} = {s.conv()['settings'][key]}")
         elif cmd == "/retry":
             self.turn(s.retry)
@@ -241,6 +308,8 @@ class Repl:
                 conv, ensure_ascii=False, indent=2), encoding="utf-8")
             print(f"exported to {path}")
         elif cmd == "/import":
+            if not rest:
+                raise ValueError("usage: /import FILE")
             print("imported: " + ", ".join(self.store.import_file(Path(rest))))
         else:
             raise ValueError(f"unknown command {cmd} (/help lists them)")

@@ -14,7 +14,7 @@ from . import transport
 from .store import Store, new_conversation, new_id, now_ms
 
 DEFAULTS = {"system": "", "template": "default", "adapter": "", "max_turns": 10,
-            "max_new_tokens": 256, "temperature": 0, "compact": True, "recall": False}
+            "max_new_tokens": 256, "temperature": 0.0, "compact": True, "recall": False}
 SENDABLE = (None, "ok", "stopped")  # statuses of messages that are history
 RETRIES = 4  # attempts for 429 / 503 with Retry-After
 SAVE_EVERY = 0.5  # seconds between saves of a streaming reply
@@ -24,28 +24,35 @@ class Session:
     def __init__(self, store: Store, name: str, *, url: str, api_key: str | None,
                  openai: bool = False, model: str | None = None,
                  write: Callable[[str], None] | None = None,
-                 note: Callable[[str], None] | None = None):
+                 note: Callable[[str], None] | None = None, overrides: dict | None = None):
         self.store, self.name = store, name
+        self.overrides = dict(overrides or {})  # this run's flags: not saved in the file
+        self._max_messages: int | None = None
         self.url, self.api_key, self.openai, self.model = url, api_key, openai, model
         self.write = write or (lambda s: (sys.stdout.write(s), sys.stdout.flush()))
         self.note = note or (lambda s: print(s, file=sys.stderr))
 
     # -- the conversation -------------------------------------------------------------
-    def open(self, settings: dict | None = None) -> dict:
-        """Create the conversation if needed; apply settings given on the command line."""
+    def open(self) -> dict:
+        """Create the conversation if needed (this run's flags become a new one's settings)."""
         def change(conv):
             conv.setdefault("settings", {})
             for key, value in DEFAULTS.items():
                 conv["settings"].setdefault(key, value)
-            conv["settings"].update(settings or {})
 
-        return self.store.update(self.name, change,
-                                 create=new_conversation(self.name, {**DEFAULTS}))
+        return self.store.update(self.name, change, create=new_conversation(
+            self.name, {**DEFAULTS, **self.overrides}))
+
+    def settings(self, conv: dict) -> dict:
+        return {**DEFAULTS, **conv.get("settings", {}), **self.overrides}
 
     def conv(self) -> dict:
         return self.store.load(self.name) or self.open()
 
     def set(self, **settings) -> None:
+        """Save settings in the conversation (they outlast this run, unlike the flags)."""
+        for key in settings:
+            self.overrides.pop(key, None)
         self.store.update(self.name, lambda c: c["settings"].update(settings))
 
     # -- a turn -----------------------------------------------------------------------
@@ -63,10 +70,10 @@ class Session:
     def generate(self, user_id: str) -> dict:
         conv = self.conv()
         ids, history = self._history(conv, user_id)
-        body = self._body(conv, ids, history)
         reply = {"id": new_id(), "role": "assistant", "content": "", "status": "streaming"}
         last_save = 0.0
         try:
+            body = self._body(conv, ids, history)
             for attempt in range(1, RETRIES + 1):
                 try:
                     for kind, data in self._stream(body):
@@ -87,9 +94,13 @@ class Session:
                               f"{wait:g} s (attempt {attempt + 1}/{RETRIES})")
                     time.sleep(wait)
             raise transport.Unreachable("no reply")  # not reached
-        except KeyboardInterrupt:
-            reply["status"] = "stopped"
-            self._save_reply(user_id, reply, user_status="ok")
+        except (KeyboardInterrupt, BrokenPipeError):  # Ctrl-C, or nobody reads the output
+            if reply["content"]:
+                reply["status"] = "stopped"
+                self._save_reply(user_id, reply, user_status="ok")
+            else:  # nothing arrived: it got no reply, so /retry resends it
+                self._save_reply(user_id, None, user_status="failed",
+                                 error="stopped before the reply began")
             raise
         except (transport.ServerError, transport.Unreachable) as err:
             reason = err.message if isinstance(err, transport.ServerError) else str(err)
@@ -116,10 +127,22 @@ class Session:
                 out.append(msg)
             if m["id"] == user_id:
                 break
-        return ids, out
+        limit = self.max_messages()  # as the page does: the newest the server accepts
+        return ids[-limit:], out[-limit:]
+
+    def max_messages(self) -> int:
+        if self._max_messages is None:
+            self._max_messages = 2000
+            if not self.openai:
+                try:
+                    self._max_messages = transport.config(self.url, self.api_key)["limits"][
+                        "max_messages"]
+                except (transport.ServerError, transport.Unreachable, KeyError, TypeError):
+                    pass  # the server's default; a failing server says so on the chat itself
+        return self._max_messages
 
     def _body(self, conv: dict, ids: list[str], history: list[dict]) -> dict:
-        s = {**DEFAULTS, **conv.get("settings", {})}
+        s = self.settings(conv)
         if self.openai:
             messages = ([{"role": "system", "content": s["system"]}] if s["system"].strip()
                         else []) + [{"role": m["role"], "content": m["content"]} for m in history]

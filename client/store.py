@@ -72,6 +72,8 @@ class Store:
             data = json.loads(self.path(name).read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
+        except (ValueError, UnicodeDecodeError) as err:
+            raise ValueError(f"{self.path(name)} is not a readable conversation: {err}") from None
         return check_conversation(data)
 
     def update(self, name: str, change: Callable[[dict], None], *,
@@ -90,11 +92,16 @@ class Store:
 
     def _write(self, path: Path, conv: dict) -> None:
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(conv, f, ensure_ascii=False, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(conv, f, ensure_ascii=False, indent=1)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
         dir_fd = os.open(self.dir, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
@@ -113,20 +120,28 @@ class Store:
 
     def import_file(self, source: Path) -> list[str]:
         """Import a page export (one conversation, or "Export all"); return the names used."""
-        data = json.loads(Path(source).read_text(encoding="utf-8"))
+        try:
+            data = json.loads(Path(source).read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError) as err:
+            raise ValueError(f"{source} is not JSON: {err}") from None
         convs = data["conversations"] if isinstance(data, dict) and "conversations" in data \
             else data if isinstance(data, list) else [data]
+        if not isinstance(convs, list):
+            raise ValueError(f"{source} is not a Mnemo export")
+        convs = [check_conversation(conv) for conv in convs]
+        by_id = {conv["id"]: name for name, conv in self.names()}
         names = []
-        for conv in convs:
-            conv = check_conversation(conv)
-            name = self._free_name(conv.get("title") or conv["id"])
+        for conv in convs:  # the page matches on id: the same conversation replaces its file
+            name = by_id.get(conv["id"]) or self._free_name(conv.get("title") or conv["id"])
             with self._locked(name):
                 self._write(self.path(name), conv)
             names.append(name)
         return names
 
     def _free_name(self, title: str) -> str:
-        base = re.sub(r"[^A-Za-z0-9._ -]+", "-", title).strip(" .-")[:80] or "imported"
+        base = re.sub(r"[^A-Za-z0-9._ -]+", "-", str(title))[:80]
+        base = re.sub(r"^[^A-Za-z0-9]+|[ .-]+$", "", base)
+        base = re.sub(r"\.(lock|tmp)$", r"-\1", base) or "imported"
         name, n = base, 2
         while self.path(name).exists():
             name, n = f"{base}-{n}", n + 1

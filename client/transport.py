@@ -111,14 +111,22 @@ def openai_chat(base: str, body: dict, api_key: str | None,
     raise Unreachable("the connection closed before the reply finished")
 
 
-def first_model(base: str, api_key: str | None) -> str:
-    url = base.rstrip("/")
-    url = url + ("/models" if url.endswith("/v1") else "/v1/models")
+def _get(url: str, api_key: str | None) -> object:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:
-            return json.load(r)["data"][0]["id"]
+            return json.load(r)
     except urllib.error.HTTPError as err:
         raise _server_error(err) from None
-    except (urllib.error.URLError, OSError) as err:
+    except (urllib.error.URLError, OSError, ValueError) as err:
         raise Unreachable(f"cannot reach {url}: {getattr(err, 'reason', err)}") from None
+
+
+def first_model(base: str, api_key: str | None) -> str:
+    url = base.rstrip("/")
+    return _get(url + ("/models" if url.endswith("/v1") else "/v1/models"), api_key)["data"][0]["id"]
+
+
+def config(base: str, api_key: str | None) -> dict:
+    """Mnemo's ``/api/config``: its limits, presets and adapters."""
+    return _get(base.rstrip("/") + "/api/config", api_key)

@@ -63,7 +63,11 @@ def test_piped_use_prints_only_the_reply_and_resumes_across_restarts(live, tmp_p
     conv = saved(tmp_path)
     assert [m["role"] for m in conv["messages"]] == ["user", "assistant"] * 2
     assert conv["messages"][3]["report"]["received"] == 3  # the first exchange was sent again
-    assert conv["settings"]["max_new_tokens"] == 8
+    assert conv["settings"]["max_new_tokens"] == 8  # a new conversation takes the flags
+    third = chat(live.url, tmp_path, "-c", "demo", "--max-tokens", "4", text="Once more")
+    assert third.returncode == 0 and saved(tmp_path)["messages"][5]["usage"][
+        "completion_tokens"] <= 4
+    assert saved(tmp_path)["settings"]["max_new_tokens"] == 8  # flags are for that run only
 
 
 def test_a_kill_during_a_reply_loses_nothing_already_typed(app, live, tmp_path, monkeypatch):
@@ -212,8 +216,9 @@ def test_page_export_and_terminal_files_move_both_ways(live, tmp_path):
 
 def test_memory_pins_and_the_servers_summary_travel_with_the_file(live, tmp_path):
     store = Store(tmp_path)
-    session = Session(store, "long", url=live.url, api_key=None, write=lambda s: None)
-    session.open({"max_new_tokens": 8})
+    session = Session(store, "long", url=live.url, api_key=None, write=lambda s: None,
+                      overrides={"max_new_tokens": 8})
+    session.open()
 
     def seed(conv):
         conv["messages"].append({"id": "fact", "role": "user", "status": "ok",
@@ -235,3 +240,109 @@ def test_memory_pins_and_the_servers_summary_travel_with_the_file(live, tmp_path
     again = session.ask("And my name?")
     assert again["report"]["summary"]["signed"] is True
     assert again["report"]["pinned"] == [0] and again["report"]["lost"] == 0
+
+
+def test_a_history_longer_than_the_server_accepts_still_works(live, tmp_path):
+    store = Store(tmp_path)
+
+    def seed(conv):
+        for i in range(40):
+            conv["messages"] += [{"id": f"u{i}", "role": "user", "content": f"q{i}", "status": "ok"},
+                                 {"id": f"a{i}", "role": "assistant", "content": f"a{i}",
+                                  "status": "ok"}]
+    Session(store, "long", url=live.url, api_key=None, overrides={"max_new_tokens": 4}).open()
+    store.update("long", seed)
+    done = chat(live.url, tmp_path, "-c", "long", text="one more")
+    assert done.returncode == 0, done.stderr
+    assert saved(tmp_path, "long")["messages"][-1]["report"]["received"] == 50  # the server's max
+
+
+def test_a_reader_that_goes_away_leaves_a_saved_turn_and_no_traceback(app, live, tmp_path,
+                                                                      monkeypatch):
+    wrap_forward(monkeypatch, app, sleep_each_step(0.02))
+    run = subprocess.run(f"echo 'Tell me a story' | {ROOT}/scripts/chat --url {live.url} "
+                         f"--dir {tmp_path} -c demo --max-tokens 64 | head -c 1",
+                         shell=True, capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in run.stderr
+    messages = saved(tmp_path)["messages"]
+    assert messages[0]["status"] in ("ok", "failed") and "pending" not in [
+        m["status"] for m in messages] and "streaming" not in [m["status"] for m in messages]
+
+
+def test_ctrl_c_before_the_first_token_leaves_a_message_retry_resends(busy_live, tmp_path,
+                                                                      monkeypatch):
+    wrap_forward(monkeypatch, busy_live.app, sleep_each_step(0.05))
+    holder = threading.Thread(target=lambda: post_json(
+        busy_live.url + "/api/chat", {"messages": [user("hold")], "max_new_tokens": 64}).read())
+    holder.start()
+    time.sleep(0.3)
+    proc = start(busy_live.url, tmp_path, "-c", "demo", "--max-tokens", "4", text="Say hello")
+    wait_for(lambda: saved(tmp_path)["messages"][0]["status"] == "pending")
+    time.sleep(0.5)  # waiting out the 429's Retry-After
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=10) == 130
+    holder.join()
+    messages = saved(tmp_path)["messages"]
+    assert len(messages) == 1 and messages[0]["status"] == "failed"
+    assert messages[0]["error"] == "stopped before the reply began"
+    Session(Store(tmp_path), "demo", url=busy_live.url, api_key=None,
+            write=lambda s: None).retry()
+    assert [m["status"] for m in saved(tmp_path)["messages"]] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("args", [["-c", "../x"], ["-c", "a/b"], ["-c", "junk"]])
+def test_bad_names_and_unreadable_files_are_one_line_errors(live, tmp_path, args):
+    (tmp_path / "junk.json").write_text("{not json")
+    run = chat(live.url, tmp_path, *args, text="hi")
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("error: ") and len(run.stderr.strip().splitlines()) == 1
+
+
+def test_text_that_is_not_utf8_is_replaced_and_saved(live, tmp_path):
+    run = subprocess.run([str(ROOT / "scripts" / "chat"), "--url", live.url, "--dir",
+                          str(tmp_path), "-c", "demo", "--max-tokens", "4"],
+                         input=b"\xff\xfe hi", capture_output=True, timeout=60)
+    assert run.returncode == 0 and b"not UTF-8" in run.stderr
+    assert saved(tmp_path)["messages"][0]["content"] == "\ufffd\ufffd hi"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_repl_commands_refuse_bad_input_without_leaving(live, tmp_path, monkeypatch, capsys):
+    from client.cli import Repl
+
+    store = Store(tmp_path)
+    session = Session(store, "one", url=live.url, api_key=None)
+    session.open()
+    repl = Repl(session, store)
+    for line in ("/export md " + str(tmp_path), "/import", "/new ../bad", "/new one",
+                 "/set temperature warm", "/open"):
+        with pytest.raises((ValueError, OSError, LookupError)):
+            repl.command(line)
+    assert session.name == "one"
+    repl.command("/set temperature 0.7")
+    assert store.load("one")["settings"]["temperature"] == 0.7
+    repl.command("/system Be brief.")
+    repl.command("/system -")
+    assert store.load("one")["settings"]["system"] == ""
+    lines = iter(['"""', "first line", "second line", '"""', "go \\", "on"])
+    monkeypatch.setattr("builtins.input", lambda _prompt="": next(lines))
+    assert repl.read_message() == "first line\nsecond line"
+    assert repl.read_message() == "go \non"
+
+
+def test_openai_mode_with_the_server_down_marks_the_message_failed(tmp_path):
+    run = chat(f"http://127.0.0.1:{free_port()}", tmp_path, "-c", "demo", "--openai", text="hi")
+    assert run.returncode == 1 and "cannot reach" in run.stderr
+    message = saved(tmp_path)["messages"][0]
+    assert message["status"] == "failed" and "cannot reach" in message["error"]
+
+
+def test_imports_take_any_title_and_the_same_conversation_keeps_one_file(tmp_path):
+    store = Store(tmp_path)
+    conv = {"id": "x1", "title": "_notes.lock", "messages": [], "settings": {}}
+    (tmp_path / "export.json").write_text(json.dumps(
+        {"format": "mnemo.conversations", "version": 1, "conversations": [conv]}))
+    first = store.import_file(tmp_path / "export.json")
+    again = store.import_file(tmp_path / "export.json")
+    assert first == again == ["notes-lock"]
+    assert [name for name, _conv in store.names()] == ["notes-lock"]

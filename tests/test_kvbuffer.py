@@ -15,6 +15,8 @@ from api.engine.kvcache import PrefixCache
 
 HEADS, DIM, LAYERS = 2, 4, 3
 
+NOBODY = (None, None)  # a cache owner: no tenant, no adapter
+
 
 def kv(rows: int, n: int) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(rows, HEADS, n, DIM), torch.randn(rows, HEADS, n, DIM)
@@ -67,8 +69,8 @@ def test_a_borrowed_entry_is_never_written():
     cache = PrefixCache(max_bytes=1 << 30)
     entry = row(40)
     snapshot = [k[:, :, :40].clone() for k in entry.keys]  # the room past 40 is uninitialised
-    cache.store(None, list(range(40)), entry)
-    reuse, got, handed_over = cache.lookup(None, list(range(10)) + [999] * 20)
+    cache.store(NOBODY, list(range(40)), entry)
+    reuse, got, handed_over = cache.lookup(NOBODY, list(range(10)) + [999] * 20)
     assert (reuse, handed_over) == (10, False) and got is entry
     assert len(cache) == 1
     borrower = new_cache(got, reuse, owned=handed_over)
@@ -81,8 +83,8 @@ def test_an_extended_entry_is_handed_over_and_appended_in_place():
     cache = PrefixCache(max_bytes=1 << 30)
     entry = row(40)
     first = [k[:, :, :40].clone() for k in entry.keys]
-    cache.store(None, list(range(40)), entry)
-    reuse, got, handed_over = cache.lookup(None, list(range(40)) + [7] * 20)
+    cache.store(NOBODY, list(range(40)), entry)
+    reuse, got, handed_over = cache.lookup(NOBODY, list(range(40)) + [7] * 20)
     assert (reuse, handed_over) == (40, True)
     assert len(cache) == 0 and cache.bytes == 0  # it left the cache with its bytes
     owner = new_cache(got, reuse, owned=True)
@@ -126,6 +128,6 @@ def test_bytes_count_the_room_and_old_entries_are_evicted():
     cache = PrefixCache(max_bytes=int(2.5 * one.nbytes))
     assert one.nbytes > 2 * LAYERS * HEADS * 10 * DIM * 4  # the room is counted
     for start in range(3):
-        cache.store(None, [100 * start + i for i in range(10)], row(10))
+        cache.store(NOBODY, [100 * start + i for i in range(10)], row(10))
     assert len(cache) == 2 and cache.bytes <= cache.max_bytes
-    assert cache.lookup(None, list(range(10)) + [5])[0] == 0  # the oldest went first
+    assert cache.lookup(NOBODY, list(range(10)) + [5])[0] == 0  # the oldest went first

@@ -107,6 +107,8 @@ class Engine:
             ids = self.prompts.tokenize_text([text])[0]
             return text if len(ids) <= limit else self.loaded.tokenizer.decode(ids[:limit])
 
-    def submit(self, prompt_ids: list[int], params, adapter: str | None) -> Handle:
-        """Queue a generation; the caller has checked readiness and the adapter."""
-        return self.scheduler.submit(GenRequest(prompt_ids, params, adapter))
+    def submit(self, prompt_ids: list[int], params, adapter: str | None,
+               tenant: str | None = None) -> Handle:
+        """Queue a generation; the caller has checked readiness and the adapter. ``tenant``
+        (an API key's id) scopes the prefix cache entries it may use."""
+        return self.scheduler.submit(GenRequest(prompt_ids, params, adapter, tenant))

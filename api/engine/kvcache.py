@@ -9,6 +9,12 @@ An entry's buffers have room to grow (``kvbuffer``). When a prompt extends most 
 leaves the cache, and the request appends its new tokens in place instead of copying the
 history. When a prompt shares only a smaller part (another conversation with the same system
 prompt), it reads that part and copies it, and the entry stays for its own conversation.
+
+Entries belong to an owner, ``(tenant, adapter)``: a request only ever finds its own tenant's
+entries computed with its own adapter, so one API key can neither read another's prompts back
+through timing nor take (hand over) their entries. When the cache is full, the tenant holding
+the most bytes loses its least recently used entry first, so no tenant pushes another below a
+fair share.
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from collections import OrderedDict
 import numpy as np
 
 from .kvbuffer import RowKV
+
+Owner = tuple[str | None, str | None]  # (tenant, adapter)
 
 
 def common_prefix(a: np.ndarray, b: np.ndarray) -> int:
@@ -38,14 +46,14 @@ class PrefixCache:
         self.bytes = 0
         self.hits = 0
         self.misses = 0
-        self._entries: OrderedDict[int, tuple[str | None, np.ndarray, RowKV]] = OrderedDict()
+        self._entries: OrderedDict[int, tuple[Owner, np.ndarray, RowKV]] = OrderedDict()
         self._next_key = 0
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def lookup(self, adapter: str | None, ids: list[int]) -> tuple[int, RowKV | None, bool]:
+    def lookup(self, owner: Owner, ids: list[int]) -> tuple[int, RowKV | None, bool]:
         """Return (reusable prefix length, the entry's KV, whether it is handed over).
 
         The length leaves at least one id to run. A KV that is not handed over may only be
@@ -56,8 +64,8 @@ class PrefixCache:
         query = np.asarray(ids, dtype=np.int64)
         best, best_key = 0, None
         with self._lock:
-            for key, (owner, stored, _kv) in self._entries.items():
-                if owner != adapter:
+            for key, (entry_owner, stored, _kv) in self._entries.items():
+                if entry_owner != owner:
                     continue
                 n = common_prefix(stored, query)
                 if n > best:
@@ -77,23 +85,40 @@ class PrefixCache:
         self.hits += 1
         return best, kv, handed_over
 
-    def store(self, adapter: str | None, ids: list[int], kv: RowKV) -> None:
+    def store(self, owner: Owner, ids: list[int], kv: RowKV) -> None:
         """Keep ``kv`` (covering exactly ``ids``), dropping entries it extends and old ones."""
         size = kv.nbytes
         if size > self.max_bytes or not ids:
             return
         arr = np.asarray(ids, dtype=np.int64)
         with self._lock:
-            for key, (owner, stored, old) in list(self._entries.items()):
-                if owner == adapter and len(stored) <= len(arr) and common_prefix(stored, arr) == len(stored):
+            for key, (entry_owner, stored, old) in list(self._entries.items()):
+                if entry_owner == owner and len(stored) <= len(arr) and \
+                        common_prefix(stored, arr) == len(stored):
                     del self._entries[key]
                     self.bytes -= old.nbytes
-            self._entries[self._next_key] = (adapter, arr, kv)
+            self._entries[self._next_key] = (owner, arr, kv)
             self._next_key += 1
             self.bytes += size
             while self.bytes > self.max_bytes and self._entries:
-                _key, (_o, _s, old) = self._entries.popitem(last=False)
-                self.bytes -= old.nbytes
+                self._evict_one()
+
+    def _evict_one(self) -> None:
+        """The least recently used entry of the tenant that holds the most bytes."""
+        held: dict[str | None, int] = {}
+        for entry_owner, _stored, kv in self._entries.values():
+            held[entry_owner[0]] = held.get(entry_owner[0], 0) + kv.nbytes
+        greedy = max(held, key=held.__getitem__)
+        key = next(k for k, (o, _s, _kv) in self._entries.items() if o[0] == greedy)
+        _owner, _stored, old = self._entries.pop(key)
+        self.bytes -= old.nbytes
+
+    def bytes_by_tenant(self) -> dict[str | None, int]:
+        with self._lock:
+            out: dict[str | None, int] = {}
+            for owner, _stored, kv in self._entries.values():
+                out[owner[0]] = out.get(owner[0], 0) + kv.nbytes
+            return out
 
     def clear(self) -> None:
         with self._lock:

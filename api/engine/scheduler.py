@@ -35,6 +35,7 @@ class GenRequest:
     prompt_ids: list[int]
     params: SamplingParams
     adapter: str | None = None
+    tenant: str | None = None  # whose prefix cache entries it may use (an API key's id)
 
 
 class Handle:
@@ -79,6 +80,10 @@ class _Row:
     @property
     def adapter(self) -> str | None:
         return self.handle.request.adapter
+
+    @property
+    def cache_owner(self) -> tuple[str | None, str | None]:
+        return self.handle.request.tenant, self.handle.request.adapter
 
 
 class Scheduler:
@@ -165,7 +170,8 @@ class Scheduler:
             else:
                 req = handle.request
                 pending.append(prefill.Pending(handle, req.prompt_ids,
-                                               *self.prefix.lookup(req.adapter, req.prompt_ids)))
+                                               *self.prefix.lookup((req.tenant, req.adapter),
+                                                                   req.prompt_ids)))
         for group in prefill.groups(pending):
             self._guarded([p.handle for p in group], self._prefill, group)
 
@@ -261,7 +267,8 @@ class Scheduler:
             return cache, rows
         for i in indices:
             row = rows[i]
-            self.prefix.store(row.adapter, row.history[:row.fed], kvbatch.row_kv(cache, i, row.fed))
+            self.prefix.store(row.cache_owner, row.history[:row.fed],
+                              kvbatch.row_kv(cache, i, row.fed))
         gone = set(indices)
         keep = [i for i in range(len(rows)) if i not in gone]
         if not keep:

@@ -1,0 +1,247 @@
+"""Hostile and careless clients: bodies that cost nothing to refuse, errors that are always
+JSON, throttled guessing, bounded limiter memory, tenants that cannot see each other's cache,
+and workers that exit cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from api.engine.kvcache import PrefixCache
+from api.security import RateLimiter
+from tests.conftest import run_gunicorn, tiny_live
+from tests.helpers import post_json, user
+
+
+def raw_http(url: str, request: bytes, timeout: float = 30) -> tuple[int, dict, bytes]:
+    """Send bytes as they are; return (status, headers, body) of the answer."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+    return int(lines[0].split()[1]), headers, body
+
+
+@pytest.fixture(scope="module")
+def big_live(tiny_dir, lora_dir, tmp_path_factory):
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, max_request_bytes=1_048_576,
+                   max_messages=2000, default_max_new_tokens=8, max_new_tokens_limit=64,
+                   api_keys=("k1", "k2"), rate_limit_per_minute=600) as server:
+        yield server
+
+
+def send(server, path, body, key="k1", method="POST"):
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    try:
+        if method == "POST":
+            resp = post_json(server.url + path, body, headers)
+        else:
+            resp = urllib.request.urlopen(urllib.request.Request(server.url + path,
+                                                                 headers=headers), timeout=30)
+        with resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read()
+
+
+def test_a_megabyte_of_empty_messages_is_refused_at_once_with_a_small_body(big_live):
+    body = {"messages": [{}] * 250_000}  # 1 MB of JSON, just under the size limit
+    start = time.monotonic()
+    status, _headers, payload = send(big_live, "/api/chat", body)
+    elapsed = time.monotonic() - start
+    assert status == 400 and len(payload) < 2_000
+    assert "At most 2000 messages" in json.loads(payload)["error"]["message"]
+    assert elapsed < 3  # was 15 s of validation (and a 42.8 MB answer); this is the bound
+    # Within the count, every item invalid: the answer lists 20 problems and counts the rest.
+    status, _h, payload = send(big_live, "/api/chat", {"messages": [{}] * 2000})
+    error = json.loads(payload)["error"]
+    assert status == 400 and len(error["fields"]) == 21 and len(payload) < 10_000
+    assert "more invalid fields" in error["fields"]["body"][0]
+
+
+@pytest.mark.parametrize(("path", "body", "param"), [
+    ("/api/chat", {"messages": [user("hi")], "num_beams": 2, "length_penalty": 200},
+     "length_penalty"),
+    ("/v1/chat/completions", {"model": "x", "messages": [user("hi")], "temperature": 0.5,
+                              "seed": 2**70}, "seed"),
+])
+def test_numbers_that_would_overflow_in_the_model_are_400s(big_live, path, body, param):
+    status, _h, payload = send(big_live, path, body)
+    assert status == 400, payload
+    assert param in payload.decode()
+
+
+def test_doubled_slashes_and_trailing_slashes_are_json_404s_not_redirects(big_live):
+    for path in ("/api//config", "/api/chat//preview", "/v1//models"):
+        status, headers, payload = send(big_live, path, None, method="GET")
+        assert status == 404 and headers["Content-Type"] == "application/json", path
+        assert json.loads(payload)["error"]["code"] == "not_found"
+    status, headers, _payload = send(big_live, "/api/config/", None, method="GET")
+    assert status == 200 and headers["Content-Type"] == "application/json"  # served, not 308
+
+
+def test_bearer_scheme_is_case_insensitive_and_guessing_is_throttled(big_live):
+    assert send(big_live, "/api/config", None, key=None, method="GET")[0] == 401
+    req = urllib.request.Request(big_live.url + "/api/config", headers={"Authorization": "bearer k2"})
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        assert resp.status == 200
+    statuses = [send(big_live, "/api/config", None, key=f"guess{i}", method="GET")
+                for i in range(25)]
+    codes = [s for s, _h, _b in statuses]
+    # 20 failures a minute per address: the request without a key above was the first.
+    assert codes[:19] == [401] * 19 and set(codes[19:]) == {429}
+    assert int(statuses[-1][1]["Retry-After"]) >= 1
+    assert send(big_live, "/api/config", None, method="GET")[0] == 200  # keys from elsewhere
+
+
+def test_cors_allows_the_headers_the_official_sdks_send(tiny_dir, lora_dir, tmp_path_factory):
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory,
+                   cors_origins=("https://app.example",)) as server:
+        asked = "authorization, content-type, x-stainless-os, x-stainless-retry-count, x-evil"
+        req = urllib.request.Request(server.url + "/v1/chat/completions", method="OPTIONS",
+                                     headers={"Origin": "https://app.example",
+                                              "Access-Control-Request-Method": "POST",
+                                              "Access-Control-Request-Headers": asked})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            allowed = resp.headers["Access-Control-Allow-Headers"].split(", ")
+        assert resp.status == 204
+        assert {"x-stainless-os", "x-stainless-retry-count", "authorization"} <= set(allowed)
+        assert "x-evil" not in allowed
+
+
+def test_metrics_have_their_own_key_and_no_rate_limit(tiny_dir, lora_dir, tmp_path_factory):
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, api_keys=("client",),
+                   metrics_keys=("scraper",), rate_limit_per_minute=2) as server:
+        for _ in range(6):  # a scraper far above the clients' rate limit
+            assert send(server, "/metrics", None, key="scraper", method="GET")[0] == 200
+        assert send(server, "/metrics", None, key="client", method="GET")[0] == 401
+        assert send(server, "/api/config", None, key="scraper", method="GET")[0] == 401
+        assert [send(server, "/api/config", None, key="client", method="GET")[0]
+                for _ in range(3)] == [200, 200, 429]
+
+
+def test_rate_limiter_forgets_idle_clients(monkeypatch):
+    clock = {"now": 1000.0}
+    monkeypatch.setattr(time, "monotonic", lambda: clock["now"])
+    limiter = RateLimiter(60, max_clients=500)
+    for i in range(1000):  # a flood of addresses: the hard cap holds
+        limiter.take(f"10.0.{i // 256}.{i % 256}")
+    assert len(limiter) == 500
+    clock["now"] += 61  # a minute idle: every bucket would be full again
+    limiter.take("fresh")
+    assert len(limiter) == 1
+
+
+def test_tenants_never_share_or_take_each_others_cache(big_live):
+    scheduler = big_live.app.extensions["engine"].scheduler
+    secret = "You are the assistant of Project Nightjar. " * 20
+    body = {"messages": [user("hello")], "system": secret, "max_new_tokens": 2}
+    assert send(big_live, "/api/chat", body, key="k1")[0] == 200
+    hits = scheduler.prefix.hits
+    assert send(big_live, "/api/chat", body, key="k2")[0] == 200  # the right guess, other key
+    assert scheduler.prefix.hits == hits  # no reuse across keys: no timing to read
+    assert send(big_live, "/api/chat", body, key="k1")[0] == 200
+    assert scheduler.prefix.hits == hits + 1  # within one key, as before
+
+
+def test_one_tenant_cannot_evict_another_below_a_fair_share():
+    from tests.test_kvbuffer import row
+
+    size = row(10).nbytes
+    cache = PrefixCache(size * 4)
+    cache.store(("k1", None), list(range(10)), row(10))
+    for start in range(1, 8):  # k2 stores many entries
+        cache.store(("k2", None), [100 * start + i for i in range(10)], row(10))
+    held = cache.bytes_by_tenant()
+    assert held["k1"] == size and held["k2"] == 3 * size
+    assert cache.lookup(("k1", None), list(range(10)) + [5])[0] == 10  # still there
+
+
+def test_chunked_bodies_over_the_limit_or_malformed_get_json_errors(tiny_dir, tmp_path):
+    with run_gunicorn(tiny_dir, tmp_path, MNEMO_MAX_REQUEST_BYTES="2000") as (_proc, url):
+        big = json.dumps({"messages": [user("x" * 3000)]}).encode()
+        chunked = b"".join(b"%x\r\n%s\r\n" % (len(big[i:i + 500]), big[i:i + 500])
+                           for i in range(0, len(big), 500)) + b"0\r\n\r\n"
+        head = (b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+        status, headers, payload = raw_http(url, head + chunked)
+        assert status == 413 and headers["Content-Type"] == "application/json"
+        assert json.loads(payload)["error"]["code"] == "request_too_large"
+        status, headers, payload = raw_http(url, head + b"zz\r\n{}\r\n0\r\n\r\n")
+        assert status == 400 and headers["Content-Type"] == "application/json"
+        assert "chunked" in json.loads(payload)["error"]["message"]
+        ok = json.dumps({"messages": [user("hi")], "max_new_tokens": 2}).encode()
+        status, _h, _b = raw_http(url, head + b"%x\r\n%s\r\n0\r\n\r\n" % (len(ok), ok))
+        assert status == 200
+
+
+def test_ten_sigterms_during_streams_exit_cleanly(smol_dir, tmp_path):
+    """The default model, as in production: without stopping the generation thread first, a
+    worker aborted at exit in 1 of 3 tries here (and 2 of 2 in the issue)."""
+    with run_gunicorn(smol_dir, tmp_path, MNEMO_GRACEFUL_TIMEOUT="20") as (proc, url):
+        import subprocess
+
+        def worker_pid() -> int:
+            out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
+            return int(out.stdout.split()[0])
+
+        for _ in range(10):
+            pid = worker_pid()
+            streams = [threading.Thread(target=lambda: post_json(url + "/api/chat", {
+                "messages": [user("tell me a story")], "max_new_tokens": 64, "stream": True
+            }).read()) for _ in range(2)]
+            for t in streams:
+                t.start()
+            time.sleep(0.2)
+            os.kill(pid, signal.SIGTERM)
+            for t in streams:
+                t.join(timeout=30)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:  # the master starts a new worker
+                try:
+                    if worker_pid() != pid and urllib.request.urlopen(url + "/readyz",
+                                                                      timeout=2).status == 200:
+                        break
+                except (OSError, IndexError):
+                    pass
+                time.sleep(0.2)
+    log = (tmp_path / "gunicorn.log").read_text()
+    assert log.count("Worker exiting") >= 10
+    assert "terminate called" not in log and "SIGABRT" not in log
+
+
+def test_a_thread_count_in_which_429_could_never_trigger_is_refused_at_start():
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "MNEMO_MAX_BATCH_SIZE": "16", "MNEMO_MAX_QUEUE": "64",
+           "MNEMO_THREADS": "32"}
+    run = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py",
+                          "--check-config", "wsgi:app"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0 and "MNEMO_THREADS=32 must be at least" in run.stderr + run.stdout
+    env["MNEMO_THREADS"] = "82"
+    run = subprocess.run([sys.executable, "-c", "import runpy; print(runpy.run_path("
+                          "'gunicorn.conf.py')['threads'])"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "82"
+    del env["MNEMO_THREADS"]
+    run = subprocess.run([sys.executable, "-c", "import runpy; print(runpy.run_path("
+                          "'gunicorn.conf.py')['threads'])"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "96"  # 16 + 64 in flight, 16 spare
