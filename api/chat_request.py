@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .exceptions import PresetLocked
+from .fields import sampling_params
 from .memory.summary import Summary
 from .presets import Preset
-from .schemas import sampling_params
 from .types import SamplingParams
 
 

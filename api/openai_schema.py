@@ -11,16 +11,8 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from .config import Settings
 from .exceptions import ValidationFailed
-from .schemas import (
-    StopField,
-    StrictBoolean,
-    StrictFloat,
-    StrictInteger,
-    check_covers,
-    load,
-    not_blank,
-    summary_schema,
-)
+from .fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
+from .schemas import check_covers, summary_schema
 
 ROLES = ("system", "developer", "user", "assistant")
 

@@ -12,8 +12,8 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from marshmallow import fields, validate
 
 from . import response_schemas as rs
+from .fields import StopField
 from .openai_schema import ContentField
-from .schemas import StopField
 
 VERSION = "1.0.0"
 

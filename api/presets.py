@@ -60,7 +60,7 @@ def builtin_dir() -> Path:
 
 def load_presets(settings: Settings) -> dict[str, Preset]:
     """Read every ``*.toml`` and ``*.json`` file of the presets directory; validate each."""
-    from .schemas import generation_fields  # the same field rules as a request's
+    from .fields import generation_fields  # the same field rules as a request's
 
     directory = Path(settings.presets_dir) if settings.presets_dir else builtin_dir()
     if not directory.is_dir():
