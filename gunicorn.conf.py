@@ -16,14 +16,34 @@ worker_class = "gthread"  # the sync worker would kill long streams at `timeout`
 # MNEMO_MAX_BATCH_SIZE + MNEMO_MAX_QUEUE of them; past that it answers 429 at once. That answer,
 # and the probes, need free threads: so threads default to that sum plus spare ones, and fewer
 # than that plus 2 is refused (the 429 could never trigger: excess load would wait instead).
-_in_flight = int(os.environ.get("MNEMO_MAX_BATCH_SIZE", "16")) + int(os.environ.get(
-    "MNEMO_MAX_QUEUE", "64"))
-threads = int(os.environ.get("MNEMO_THREADS", _in_flight + 16))
-if threads < _in_flight + 2:
-    raise SystemExit(f"MNEMO_THREADS={threads} must be at least MNEMO_MAX_BATCH_SIZE + "
-                     f"MNEMO_MAX_QUEUE + 2 = {_in_flight + 2}: with fewer, excess requests wait "
-                     "for a thread instead of getting 429, and probes can time out.")
-preload_app = False
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name, str(default))
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{name}: must be an integer, got {raw!r}") from None
+
+
+_in_flight = _int_env("MNEMO_MAX_BATCH_SIZE", 16) + _int_env("MNEMO_MAX_QUEUE", 64)
+threads = _int_env("MNEMO_THREADS", _in_flight + 16)
+
+
+def _check_threads(count: int) -> None:
+    if count < _in_flight + 2:
+        raise SystemExit(f"{count} threads (MNEMO_THREADS or --threads) must be at least "
+                         f"MNEMO_MAX_BATCH_SIZE + MNEMO_MAX_QUEUE + 2 = {_in_flight + 2}: with "
+                         "fewer, excess requests wait for a thread instead of getting 429, and "
+                         "probes can time out.")
+
+
+_check_threads(threads)
+
+
+def on_starting(server):
+    """The thread count as finally set (``--threads`` or GUNICORN_CMD_ARGS count too)."""
+    _check_threads(server.cfg.threads)
+
+
 # gthread workers heartbeat from their main thread, so `timeout` only catches a hung worker;
 # generations themselves are capped by MNEMO_GENERATION_TIMEOUT.
 timeout = int(os.environ.get("MNEMO_WORKER_TIMEOUT", "120"))

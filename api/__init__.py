@@ -23,7 +23,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     """Build the app: defaults, then MNEMO_* environment variables, then ``test_config``."""
     settings = Settings.load(overrides=test_config)
     app = Flask(__name__, static_folder=None)
-    # No redirects: "/api//config" or "/api/chat/" is a JSON 404, never a 308 with an HTML body.
+    # No redirects: "/api//config" is a JSON 404 and "/api/config/" is served as "/api/config",
+    # never a 308 with an HTML body.
     app.url_map.merge_slashes = False
     app.url_map.strict_slashes = False
     app.config["MNEMO"] = settings

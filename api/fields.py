@@ -159,7 +159,8 @@ def flatten(messages, prefix: str = "") -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     if isinstance(messages, dict):
         for key, value in messages.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
+            name = str(key) if len(str(key)) <= 64 else str(key)[:61] + "..."  # bounded echo
+            path = f"{prefix}.{name}" if prefix else name
             if key == "_schema":
                 path = prefix or "body"
             for sub, msgs in flatten(value, path).items():

@@ -58,6 +58,14 @@ class RateLimiter:
                 self._buckets.popitem(last=False)
             return wait
 
+    def blocked(self, key: str) -> float:
+        """Seconds until ``key`` has a token again (0: it has one); spends nothing."""
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._buckets.get(key, (self.capacity, now))
+            tokens = min(self.capacity, tokens + (now - last) * self.rate)
+            return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
     def _sweep(self, now: float) -> None:
         if now < self._next_sweep:
             return
@@ -91,7 +99,13 @@ def register_security(app: Flask, settings: Settings) -> None:
     origins = set(settings.cors_origins)
 
     def check_key(allowed: list[bytes], client: str) -> int:
-        """The index of the key sent; Unauthorized (throttled per address) when none matches."""
+        """The index of the key sent; Unauthorized when none matches. An address past its
+        failure budget is refused before any key is compared, so guessing gets nowhere (and
+        users behind that same address wait too: set MNEMO_PROXY_HOPS behind a proxy)."""
+        wait = failures.blocked(client)
+        if wait:
+            raise RateLimited("Too many failed authentications from this address; retry later.",
+                              headers={"Retry-After": str(int(wait) + 1)})
         token = bearer_token(request.headers.get("Authorization", ""))
         # Compare against every key, in constant time, so timing reveals nothing.
         matched = [hmac.compare_digest(token, key) for key in allowed]
@@ -143,4 +157,5 @@ def register_security(app: Flask, settings: Settings) -> None:
                 + [h for h in asked if _ALLOWED_HEADER.match(h) and h not in (
                     "authorization", "content-type")])
             resp.headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            resp.headers["Access-Control-Expose-Headers"] = "Retry-After, X-Mnemo-History-Dropped"
         return resp

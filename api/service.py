@@ -63,11 +63,19 @@ def _body_bytes(limit: int) -> bytes:
 
 
 def _check_text(body: object) -> None:
-    """Refuse text that is not Unicode (a lone surrogate, from a ``\\ud800`` escape) anywhere,
-    field names included, before any work: no tokenizer, signature or log ever sees it."""
+    """Before any validation: refuse a body with more values than any valid request needs (every
+    list and object counts, whatever its field), and text that is not Unicode (a lone surrogate,
+    from a ``\\ud800`` escape) anywhere, field names included."""
+    limit = 12 * current_app.config["MNEMO"].max_messages + 200  # messages, parts, pins, kept
     stack: list[tuple[str, object]] = [("", body)]
+    seen = 0
     while stack:
         path, value = stack.pop()
+        seen += len(value) if isinstance(value, (dict, list)) else 0
+        if seen > limit:
+            why = (f"The body holds more than {limit} values; no valid request needs that many "
+                   "(see MNEMO_MAX_MESSAGES).")
+            raise ValidationFailed(why, fields={"body": [why]})
         if isinstance(value, str):
             _refuse_surrogates(path or "body", value)
         elif isinstance(value, dict):
@@ -98,6 +106,12 @@ class Prepared:
 
     def history(self) -> dict:
         return {**self.prompt.report.as_dict(), "summary": self.summary_report}
+
+
+def tenant() -> str | None:
+    """Whose caches a request may use: with API keys on, its key's id ("key:N")."""
+    client = str(g.get("client", ""))
+    return client if client.startswith("key:") else None
 
 
 def adapter_of(req: ChatRequest) -> str | None:
@@ -151,7 +165,8 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     if req.recall:  # scored outside the prompt lock: the first embedding of a history takes time
         spans = exchanges([m["role"] for m in messages])[-RECALL_MAX_EXCHANGES:]
         texts = ["\n".join(m["content"] for m in messages[a:b]) for a, b in spans]
-        scores = current_app.extensions["memory"].recall.scores(messages[-1]["content"], texts)
+        scores = current_app.extensions["memory"].recall.scores(messages[-1]["content"], texts,
+                                                                tenant())
         relevance = {a: s for (a, _b), s in zip(spans, scores, strict=True)}
     prompt = eng.build_prompt(messages, system="\n\n".join(system) or None, context=context,
                               covers=summary.covers if summary else 0, relevance=relevance,
@@ -170,9 +185,7 @@ class Generation:
                  summary: bool = False):
         self.prompt = prompt
         self.summary = summary  # a compaction's generation: counted apart from replies
-        client = str(g.get("client", ""))  # with API keys on, "key:N": the cache's tenant
-        self.handle: Handle = engine().submit(prompt.ids, params, adapter,
-                                              client if client.startswith("key:") else None)
+        self.handle: Handle = engine().submit(prompt.ids, params, adapter, tenant())
         self.text = ""
         self.finish_reason: str | None = None
         self.usage = Usage(prompt_tokens=len(prompt.ids))

