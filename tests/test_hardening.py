@@ -293,3 +293,34 @@ def test_a_thread_count_in_which_429_could_never_trigger_is_refused_at_start():
                           "'gunicorn.conf.py')['threads'])"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=60)
     assert run.stdout.strip() == "96"  # 16 + 64 in flight, 16 spare
+
+
+def test_beam_search_ends_at_the_deadline_and_when_its_client_leaves(tiny_dir, lora_dir,
+                                                                     tmp_path_factory,
+                                                                     monkeypatch):
+    from tests.helpers import sleep_each_step, wrap_forward
+
+    beams = {"messages": [user("Tell me a long story.")], "num_beams": 4, "max_new_tokens": 500}
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, generation_timeout=1.0,
+                   max_new_tokens_limit=512, default_max_new_tokens=8) as server:
+        wrap_forward(monkeypatch, server.app, sleep_each_step(0.02))  # 500 steps: 10 s or more
+        start = time.monotonic()
+        with post_json(server.url + "/api/chat", beams) as resp:
+            body = json.load(resp)
+        assert body["finish_reason"] == "length" and time.monotonic() - start < 5
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, generation_timeout=60.0,
+                   max_new_tokens_limit=512, default_max_new_tokens=8) as server:
+        wrap_forward(monkeypatch, server.app, sleep_each_step(0.02))
+        # A client that leaves: its beams stop, and the next request is not kept waiting.
+        host, port = server.url.removeprefix("http://").split(":")
+        conn = socket.create_connection((host, int(port)))
+        payload = json.dumps({**beams, "stream": True}).encode()
+        conn.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload))
+        time.sleep(0.5)
+        conn.close()
+        start = time.monotonic()
+        with post_json(server.url + "/api/chat", {"messages": [user("hi")],
+                                                  "max_new_tokens": 2}) as resp:
+            assert json.load(resp)["message"]["role"] == "assistant"
+        assert time.monotonic() - start < 5

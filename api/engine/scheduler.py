@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 
 import torch
+from transformers import StoppingCriteria, StoppingCriteriaList
 
 from ..exceptions import GenerationFailed, Overloaded
 from ..types import Chunk, SamplingParams, Usage
@@ -28,6 +29,17 @@ from .kvcache import PrefixCache
 from .loader import Loaded
 
 log = logging.getLogger("mnemo.engine")
+
+
+class _Interrupt(StoppingCriteria):
+    """Ends a ``generate`` call (every beam) once ``interrupted()`` says so."""
+
+    def __init__(self, interrupted):
+        self.interrupted = interrupted
+
+    def __call__(self, input_ids, scores, **kwargs):
+        return torch.full((input_ids.shape[0],), self.interrupted(), dtype=torch.bool,
+                          device=input_ids.device)
 
 
 @dataclass
@@ -325,17 +337,32 @@ class Scheduler:
         self._done(handle)
 
     def _beam_search(self, handle: Handle) -> None:
-        """Run beam search as one generate call; its reply arrives as a single chunk."""
+        """Run beam search as one generate call; its reply arrives as a single chunk.
+
+        It still holds the worker while it runs (beams inside the batch are the engine issue's
+        work), but it ends at the generation deadline, when its client leaves, and when the
+        worker stops, like any other request.
+        """
         req, p = handle.request, handle.request.params
         ids = torch.tensor([req.prompt_ids], device=self.m.device)
+
+        def interrupted() -> bool:
+            return (handle.cancelled.is_set() or time.monotonic() >= handle.deadline
+                    or self._stop.is_set())
+
         out = self.model.generate(
             input_ids=ids, attention_mask=torch.ones_like(ids), num_beams=p.num_beams,
             length_penalty=p.length_penalty, early_stopping=p.early_stopping,
             repetition_penalty=p.repetition_penalty, no_repeat_ngram_size=p.no_repeat_ngram_size,
             max_new_tokens=p.max_new_tokens, do_sample=False,
             eos_token_id=sorted(self.m.eos_ids), pad_token_id=min(self.m.eos_ids),
+            stopping_criteria=StoppingCriteriaList([_Interrupt(interrupted)]),
             **self._adapter_kwargs([req.adapter]),
         )
+        if handle.cancelled.is_set():
+            handle.put(Chunk(finish_reason="cancelled"))
+            self._done(handle)
+            return
         new = out[0, ids.shape[1]:].tolist()
         usage = Usage(prompt_tokens=len(req.prompt_ids), completion_tokens=len(new))
         ended = bool(new) and new[-1] in self.m.eos_ids
