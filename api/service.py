@@ -114,6 +114,18 @@ def tenant() -> str | None:
     return client if client.startswith("key:") else None
 
 
+def check_summary(summary: Summary, messages: list[dict], preset) -> bool:
+    """Whether this server signed ``summary`` for these messages under ``preset``; a locked
+    preset takes no other (InvalidSummary)."""
+    signed = current_app.extensions["memory"].signer.verify(summary, messages, preset.name)
+    if not signed and preset.locked:
+        raise InvalidSummary(
+            f"The preset {preset.name!r} is locked: a summary must be the one this server "
+            "signed under it, unchanged, for the same messages. Send it as returned, or none.",
+            param="summary")
+    return signed
+
+
 def adapter_of(req: ChatRequest) -> str | None:
     """The adapter a request runs on: named directly (native) or as the model (/v1)."""
     eng = engine()
@@ -140,13 +152,7 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     system = [p for p in (req.preset.system, req.system) if p]
     context, report, summary, messages = None, None, req.summary, req.messages
     if summary is not None:
-        covered = [{"role": m["role"], "content": m["content"]} for m in messages[:summary.covers]]
-        signed = current_app.extensions["memory"].signer.verify(summary, covered, req.preset.name)
-        if not signed and req.preset.locked:
-            raise InvalidSummary(
-                f"The preset {req.preset.name!r} is locked: a summary must be the one this "
-                "server signed under it, unchanged, for the same messages. Send it as returned, "
-                "or none.", param="summary")
+        signed = check_summary(summary, messages, req.preset)
         prose, ledger = split(summary.text)
         if signed:  # the server's own prose gets system authority; the user's words never do
             system.append("Summary of the earlier conversation:\n" + prose)

@@ -97,9 +97,10 @@ class Engine:
                                       context_window=self.context_window, max_turns=max_turns,
                                       with_text=with_text, **memory)
 
-    def count_tokens(self, text: str) -> int:
+    def count_tokens(self, *texts: str) -> list[int]:
+        """Tokens of each text, tokenized together (in one call) as user text."""
         with self._prompt_lock:
-            return len(self.prompts.tokenize_text([text])[0])
+            return [len(ids) for ids in self.prompts.tokenize_text(list(texts))]
 
     def truncate_tokens(self, text: str, limit: int) -> str:
         """The longest prefix of ``text`` within ``limit`` tokens (sliced as ids, then decoded)."""

@@ -73,14 +73,13 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
         return _failed("the model returned an empty summary")
     text, ledger = _fit(prose, ledger, eng)
     made = sm.Summary(text, covers, None, kept)
-    covered = [{"role": m["role"], "content": m["content"]} for m in messages[:covers]]
     compaction = {"status": "ok", "covers": covers, "folded": len(folded),
                   "input_dropped": prompt.report.dropped, "usage": gen.usage.as_dict(),
                   "ledger_dropped": len(candidates) - len(ledger) if preset.ledger else 0,
                   "signed": previous is None or previous_signed}
     if compaction["signed"]:
         made = sm.Summary(text, covers, current_app.extensions["memory"].signer.sign(
-            made, covered, preset.name), kept)
+            made, messages, preset.name), kept)
     else:
         compaction["reason"] = ("built on a summary this server did not sign, so it is not "
                                 "signed either (it is placed as plain context)")
@@ -93,14 +92,15 @@ def _readable_until(messages: list[dict], start: int, until: int, eng, system: s
                     max_new: int) -> int:
     """The end of the longest run of whole exchanges from ``start`` that the summariser can read
     in one prompt (at least one exchange, which the prompt may then have to trim)."""
-    room = (eng.context_window - max_new - eng.count_tokens(system) - eng.count_tokens(ASK)
-            - 4 * _OVERHEAD)
+    fixed, *sizes = eng.count_tokens(system + "\n" + ASK,
+                                     *(m["content"] for m in messages[start:until]))
+    room = eng.context_window - max_new - fixed - 4 * _OVERHEAD
     spent, end = 0, start
-    for i in range(start, until):
+    for i, size in zip(range(start, until), sizes, strict=True):
         if messages[i]["role"] == "user" and i > start:
             end = i  # a whole exchange ends here
         if not messages[i].get("pinned"):
-            spent += eng.count_tokens(messages[i]["content"]) + _OVERHEAD
+            spent += size + _OVERHEAD
         if spent > room:
             return end if end > start else _next_user(messages, start, until)
     return until
@@ -121,10 +121,10 @@ def _fit(prose: str, ledger: list[str], eng) -> tuple[str, list[str]]:
     settings = current_app.config["MNEMO"]
     limit = int(SUMMARY_SHARE * eng.context_window)
     ledger = list(ledger)
-    while ledger and (eng.count_tokens(sm.compose("", ledger)) > 0.75 * limit
+    while ledger and (eng.count_tokens(sm.compose("", ledger))[0] > 0.75 * limit
                       or len(sm.compose("", ledger)) > 0.75 * settings.max_message_chars):
         ledger = sm.drop_weakest(ledger)
-    room = max(1, limit - (eng.count_tokens(sm.compose(".", ledger)) if ledger else 0))
+    room = max(1, limit - (eng.count_tokens(sm.compose(".", ledger))[0] if ledger else 0))
     while True:
         cut = eng.truncate_tokens(prose, room).strip() or prose.split()[0]
         text = sm.compose(cut, ledger)

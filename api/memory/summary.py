@@ -54,15 +54,17 @@ class Signer:
     def __init__(self, key: bytes):
         self._key = key
 
-    def sign(self, summary: Summary, covered: Sequence[dict], preset: str) -> str:
+    def sign(self, summary: Summary, messages: Sequence[dict], preset: str) -> str:
+        """Sign ``summary`` for the first ``summary.covers`` of ``messages``."""
         payload = json.dumps(["mnemo-summary-v2", preset, summary.covers, list(summary.kept),
-                              summary.text, _digest(covered)], separators=(",", ":"))
+                              summary.text, _digest(messages[:summary.covers])],
+                             separators=(",", ":"))
         return "v2." + hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()
 
-    def verify(self, summary: Summary, covered: Sequence[dict], preset: str) -> bool:
-        if not summary.signature or len(covered) != summary.covers:
+    def verify(self, summary: Summary, messages: Sequence[dict], preset: str) -> bool:
+        if not summary.signature or len(messages) < summary.covers:
             return False
-        expected = self.sign(summary, covered, preset)
+        expected = self.sign(summary, messages, preset)
         return hmac.compare_digest(expected.encode(), summary.signature.encode("utf-8", "replace"))
 
 

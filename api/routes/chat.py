@@ -6,9 +6,9 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify
 
 from ..errors import error_body
-from ..exceptions import InvalidSummary, SummaryFailed, ValidationFailed
+from ..exceptions import SummaryFailed, ValidationFailed
 from ..memory import compaction
-from ..service import after_reply, engine, event_stream, prepare, read_json, sse, start
+from ..service import after_reply, check_summary, engine, event_stream, prepare, read_json, sse, start
 
 bp = Blueprint("chat", __name__, url_prefix="/api")
 
@@ -69,14 +69,7 @@ def summarize():
     req = current_app.extensions["schemas"].load_summarize(read_json())
     engine().require_ready()
     previous, preset = req["summary"], req["preset"]
-    signed = False
-    if previous is not None:
-        covered = [{"role": m["role"], "content": m["content"]}
-                   for m in req["messages"][:previous.covers]]
-        signed = current_app.extensions["memory"].signer.verify(previous, covered, preset.name)
-        if not signed and preset.locked:
-            raise InvalidSummary(f"The preset {preset.name!r} is locked: the summary to extend "
-                                 "must be the one this server signed under it.", param="summary")
+    signed = previous is not None and check_summary(previous, req["messages"], preset)
     result = compaction.summarize(req["messages"], req["covers"], previous, preset,
                                   previous_signed=signed)
     if result["compaction"]["status"] == "failed":
