@@ -37,6 +37,12 @@ class Settings:
     max_queue: int = 64
     generation_timeout: float = 300.0  # seconds of wall time before finish_reason "length"
     prefix_cache_mb: int = 512  # KV cache kept across turns, LRU-evicted past this size
+    # KV positions the running batch may hold (rows x longest row); 0: half the free device
+    # memory (CUDA) or available memory (CPU) at start, measured after the model loads.
+    kv_budget_tokens: int = 0
+    # Prompt tokens one step prefills while others decode; 0: sized each step to keep a step's
+    # prefill near 0.25 s, from the speed just measured.
+    prefill_chunk_tokens: int = 0
     cache_dir: str = str(Path.home() / ".cache" / "mnemo")
     warmup: bool = True
     api_keys: tuple[str, ...] = ()  # empty: no authentication
@@ -80,7 +86,8 @@ class Settings:
                      "max_messages", "max_message_chars", "max_batch_size"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise bad(name, f"must be a positive integer, got {getattr(self, name)!r}")
-        for name in ("max_queue", "prefix_cache_mb", "rate_limit_per_minute", "proxy_hops"):
+        for name in ("max_queue", "prefix_cache_mb", "rate_limit_per_minute", "proxy_hops",
+                     "kv_budget_tokens", "prefill_chunk_tokens"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise bad(name, f"must be a non-negative integer, got {getattr(self, name)!r}")
         if self.default_max_new_tokens > self.max_new_tokens_limit:

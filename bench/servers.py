@@ -27,6 +27,7 @@ class Server:
     cmd: list[str]
     env: dict = field(default_factory=dict)
     ready_path: str = "/readyz"
+    cwd: Path = ROOT  # where it runs (a baseline commit's worktree, for bench.stalls)
     proc: subprocess.Popen | None = None
     log: BinaryIO | None = None
 
@@ -36,7 +37,7 @@ class Server:
 
     def start(self, log_dir: Path) -> None:
         self.log = open(log_dir / f"{self.name.replace(' ', '_')}.log", "wb")
-        self.proc = subprocess.Popen(self.cmd, cwd=ROOT, env={**os.environ, **self.env},
+        self.proc = subprocess.Popen(self.cmd, cwd=self.cwd, env={**os.environ, **self.env},
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 600) -> None:

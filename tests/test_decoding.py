@@ -50,13 +50,14 @@ def test_sampler_survives_extreme_parameters():
     """schemathesis found these: 1e-38 as temperature made softmax NaN and the model 'fail'."""
     import torch
 
-    from api.engine.decoding import Sampler
+    from api.engine.sampling import RowSampler, sample
     from api.types import SamplingParams
 
-    logits = torch.tensor([1.0, 3.0, 2.0, -1.0])
-    tiny_t = Sampler(SamplingParams(do_sample=True, temperature=1.175494351e-38, seed=0), torch.device("cpu"))
-    assert tiny_t(logits, [0]) == 1  # effectively greedy
+    logits = torch.tensor([[1.0, 3.0, 2.0, -1.0]])
+    cpu = torch.device("cpu")
+    tiny_t = RowSampler(SamplingParams(do_sample=True, temperature=1.175494351e-38, seed=0), cpu)
+    assert sample(logits, [tiny_t], [[0]]) == [1]  # effectively greedy
     # A vanishing repetition penalty sends the positive scores of seen tokens to +inf: the
     # choice is among them, never a crash.
-    tiny_p = Sampler(SamplingParams(do_sample=True, repetition_penalty=1e-300, seed=0), torch.device("cpu"))
-    assert {tiny_p(logits, [0, 2]) for _ in range(20)} <= {0, 2}
+    tiny_p = RowSampler(SamplingParams(do_sample=True, repetition_penalty=1e-300, seed=0), cpu)
+    assert {sample(logits.clone(), [tiny_p], [[0, 2]])[0] for _ in range(20)} <= {0, 2}

@@ -14,7 +14,7 @@ from api.engine.prefill import Pending
 
 
 def pending(length: int, reuse: int = 0, kv: RowKV | None = None) -> Pending:
-    return Pending(handle=None, ids=list(range(100, 100 + length)), reuse=reuse, kv=kv,
+    return Pending(seq=None, ids=list(range(100, 100 + length)), reuse=reuse, kv=kv,
                    handed_over=False)
 
 

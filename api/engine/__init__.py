@@ -16,7 +16,8 @@ from ..config import Settings
 from ..exceptions import NotReady, UnknownAdapter
 from ..prompt import PromptBuilder
 from .loader import Loaded, load
-from .scheduler import GenRequest, Handle, Scheduler
+from .request import GenRequest, Handle
+from .scheduler import Scheduler
 
 __all__ = ["Engine", "GenRequest", "Handle"]
 
@@ -45,7 +46,9 @@ class Engine:
                 self.loaded, max_batch_size=self.settings.max_batch_size,
                 max_queue=self.settings.max_queue,
                 generation_timeout=self.settings.generation_timeout,
-                prefix_cache_bytes=self.settings.prefix_cache_mb * 1024 * 1024)
+                prefix_cache_bytes=self.settings.prefix_cache_mb * 1024 * 1024,
+                kv_budget_tokens=self.settings.kv_budget_tokens,
+                prefill_chunk_tokens=self.settings.prefill_chunk_tokens)
             self.scheduler.start()
             if self.settings.warmup:
                 self._warm_up()

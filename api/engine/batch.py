@@ -10,6 +10,7 @@ place. Padding is zero: a masked position gets no attention weight, and 0 × 0 i
 
 from __future__ import annotations
 
+import torch
 from transformers.cache_utils import Cache
 
 from .kvbuffer import RowKV, empty_buffer, room_for
@@ -45,17 +46,34 @@ def concat(batch: Cache, row: Cache) -> Cache:
 
 
 def select(cache: Cache, keep: list[int], drop_left: int) -> None:
-    """Keep only rows ``keep`` and cut ``drop_left`` positions that all of them pad."""
+    """Keep only rows ``keep`` and cut ``drop_left`` positions that all of them pad.
+
+    One indexed copy per layer and tensor, straight into the new buffer."""
     length = cache_length(cache) - drop_left
     capacity = length + room_for(length)
+    index = torch.tensor(keep, device=cache.layers[0].keys.device)
     for layer in cache.layers:
         bufs = []
         for t in (layer.keys, layer.values):
             buf = empty_buffer(t, len(keep), capacity)
-            for j, i in enumerate(keep):
-                buf[j, :, :length].copy_(t[i, :, drop_left:])
+            torch.index_select(t[:, :, drop_left:], 0, index, out=buf[:, :, :length])
             bufs.append(buf)
         layer.adopt(*bufs, length)
+
+
+def reorder_rows(cache: Cache, first: int, sources: list[int]) -> None:
+    """Rows ``first``, ``first + 1``, ... take the contents of rows ``sources`` (beams)."""
+    index = torch.tensor(sources, device=cache.layers[0].keys.device)
+    rows = slice(first, first + len(sources))
+    for layer in cache.layers:
+        for t in (layer.keys, layer.values):
+            t[rows].copy_(t.index_select(0, index))
+
+
+def truncate(cache: Cache, length: int) -> None:
+    """Cut layers that went past ``length`` positions back to it (a failed forward's work)."""
+    for layer in cache.layers:
+        layer.cut(length)
 
 
 def row_kv(cache: Cache, row: int, length: int) -> RowKV:

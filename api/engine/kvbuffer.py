@@ -101,6 +101,15 @@ class GrowingLayer(DynamicLayer):
         self._kbuf = self._vbuf = self._view = None
         return buffers
 
+    def cut(self, length: int) -> None:
+        """Forget positions past ``length`` (what a failed forward appended)."""
+        if self.keys is None or self.keys.shape[-2] <= length:
+            return
+        if self.owns_buffer():
+            self._set_length(length)
+        else:
+            self.keys, self.values = self.keys[:, :, :length], self.values[:, :, :length]
+
     def _set_length(self, length: int) -> None:
         self.keys = self._kbuf[:, :, :length]
         self.values = self._vbuf[:, :, :length]

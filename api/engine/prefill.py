@@ -28,7 +28,7 @@ MAX_GROUP_TOKENS = 2048
 class Pending:
     """A request about to be prefilled, with what the prefix cache gave it."""
 
-    handle: object  # scheduler.Handle
+    seq: object  # request.Sequence
     ids: list[int]
     reuse: int  # prompt ids whose KV ``kv`` holds
     kv: RowKV | None

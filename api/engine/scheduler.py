@@ -1,11 +1,19 @@
-"""The generation worker: one thread owns the model, requests queue for it and decode together.
+"""The generation worker: one thread owns the model; requests queue for it and decode together.
 
-Iteration-level batching: a request that arrives while others decode is prefilled (from the
-longest cached prefix of its prompt, together with others that wait, see ``prefill``) and joins
-the batch at the next step.
-Each row keeps its own sampler, so greedy, seeded sampling, penalties and LoRA adapters mix in
-one batch. Beam search cannot share a step with other rows and runs as one ``generate`` call.
-Every request gets a Handle: an iterator of Chunks whose joined text is the whole reply.
+Each step of the loop:
+1. **arrivals**: queued requests become ``Sequence`` records (their parameters are checked
+   here) and look up the prefix cache;
+2. **plan**: the policy (``policy.plan_step``) decides what to preempt and how many prompt
+   tokens of which requests to prefill, under the step's token budget and the KV budget;
+3. **prefill**: short prompts together (``prefill``), long ones one chunk at a time;
+   a request whose prompt is all fed samples its first token and joins the batch;
+4. **decode**: one forward for every running row, then sampling, beam steps and output.
+
+Every stage is guarded for the requests it touches: a failure ends those requests with a JSON
+error and frees their places, and every other request goes on unchanged. A group prefill that
+fails is retried one request at a time, so one bad request cannot fail its group. Out of
+memory in a decode step preempts the newest request (it is recomputed later) instead of failing
+the batch. Storing into the prefix cache can only lose a cache entry.
 """
 
 from __future__ import annotations
@@ -15,94 +23,36 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
 
 import torch
-from transformers import StoppingCriteria, StoppingCriteriaList
 
 from ..exceptions import GenerationFailed, Overloaded
-from ..types import Chunk, SamplingParams, Usage
 from . import batch as kvbatch
 from . import prefill
-from .decoding import IncrementalDecoder, Sampler, StopMatcher
+from .budget import default_kv_tokens
+from .kvbuffer import new_cache
 from .kvcache import PrefixCache
 from .loader import Loaded
+from .output import Output
+from .policy import MIN_CHUNK, Budget, plan_step
+from .request import GenRequest, Handle, Sequence, State
+from .runner import Runner
+from .sampling import sample
+
+__all__ = ["GenRequest", "Handle", "Scheduler"]
 
 log = logging.getLogger("mnemo.engine")
 
-
-class _Interrupt(StoppingCriteria):
-    """Ends a ``generate`` call (every beam) once ``interrupted()`` says so."""
-
-    def __init__(self, interrupted):
-        self.interrupted = interrupted
-
-    def __call__(self, input_ids, scores, **kwargs):
-        return torch.full((input_ids.shape[0],), self.interrupted(), dtype=torch.bool,
-                          device=input_ids.device)
-
-
-@dataclass
-class GenRequest:
-    prompt_ids: list[int]
-    params: SamplingParams
-    adapter: str | None = None
-    tenant: str | None = None  # whose prefix cache entries it may use (an API key's id)
-
-
-class Handle:
-    """A submitted request: iterate for Chunks; ``cancel()`` stops it at the next step."""
-
-    def __init__(self, request: GenRequest, timeout: float):
-        self.request = request
-        self.deadline = time.monotonic() + timeout
-        self.cancelled = threading.Event()
-        self.first_token_at: float | None = None
-        self.submitted_at = time.monotonic()
-        self.done = False  # its last Chunk (or its error) has been put; set by the worker only
-        self._out: queue.SimpleQueue = queue.SimpleQueue()
-
-    def cancel(self) -> None:
-        self.cancelled.set()
-
-    def put(self, item: Chunk | BaseException) -> None:
-        self._out.put(item)
-
-    def __iter__(self):
-        while True:
-            item = self._out.get()
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-            if item.finish_reason is not None:
-                return
-
-
-@dataclass
-class _Row:
-    handle: Handle
-    sampler: Sampler
-    decoder: IncrementalDecoder
-    stopper: StopMatcher
-    history: list[int]  # prompt and generated ids
-    fed: int  # ids of history already in the KV cache
-    usage: Usage = field(default_factory=Usage)
-    next_token: int = -1
-
-    @property
-    def adapter(self) -> str | None:
-        return self.handle.request.adapter
-
-    @property
-    def cache_owner(self) -> tuple[str | None, str | None]:
-        return self.handle.request.tenant, self.handle.request.adapter
+STEP_SECONDS = 0.25  # the prefill work one step may add while others stream (auto chunk size)
+MAX_STEP_TOKENS = prefill.MAX_GROUP_TOKENS
 
 
 class Scheduler:
     """Own the model; accept requests from any thread; decode them in one worker thread."""
 
     def __init__(self, loaded: Loaded, *, max_batch_size: int, max_queue: int,
-                 generation_timeout: float, prefix_cache_bytes: int):
+                 generation_timeout: float, prefix_cache_bytes: int, kv_budget_tokens: int = 0,
+                 prefill_chunk_tokens: int = 0):
         self.m = loaded
         self.model = loaded.model
         # The Rust tokenizer is not safe to share with threads that encode prompts.
@@ -111,24 +61,33 @@ class Scheduler:
         self.max_queue = max_queue
         self.timeout = generation_timeout
         self.prefix = PrefixCache(prefix_cache_bytes)
+        self.runner = Runner(loaded)
+        self.output = Output(self.tokenizer, loaded.eos_ids, loaded.context_window, self._release)
+        self.kv_tokens = kv_budget_tokens or default_kv_tokens(loaded)
+        self.fixed_chunk = prefill_chunk_tokens
+        self.step_tokens = prefill_chunk_tokens or 128  # re-measured after each chunk
+        self.waiting: list[Sequence] = []
+        self.prefilling: list[Sequence] = []
+        self.preemptions = 0
         self._queue: queue.Queue[Handle] = queue.Queue()
         self._inflight = 0
+        self._arrivals = 0
         self._lock = threading.Lock()
-        self._rows: list[_Row] = []
-        self._cache = None  # the running batch's KV (a Cache of GrowingLayers)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._is_peft = bool(loaded.adapters)
-        self.steps = 0
 
     # -- public, any thread -------------------------------------------------------------
     @property
     def queue_depth(self) -> int:
-        return self._queue.qsize()
+        return self._queue.qsize() + len(self.waiting)
 
     @property
     def active(self) -> int:
-        return len(self._rows)
+        return len(self.runner.seqs) + len(self.prefilling)
+
+    @property
+    def steps(self) -> int:
+        return self.runner.steps
 
     def submit(self, request: GenRequest) -> Handle:
         """Queue a request, or raise Overloaded when too many are already waiting."""
@@ -151,226 +110,295 @@ class Scheduler:
         if self._thread:
             self._thread.join(timeout=10)
 
+    def _release(self, handle: Handle) -> None:
+        with self._lock:
+            self._inflight -= 1
+
     # -- the worker ---------------------------------------------------------------------
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                self._admit()
-                if self._rows:
-                    self._step()
-            except Exception as exc:  # the worker must outlive any failure; every row learns of it
-                log.exception("generation failed; failing the running batch")
-                for row in self._rows:
-                    self._fail(row.handle, exc)
-                self._rows, self._cache = [], None
+                with torch.inference_mode():
+                    self._take_arrivals()
+                    self._end_abandoned()
+                    self._prefill(self._plan())
+                    if self.runner.seqs:
+                        self._decode()
+            except Exception as exc:  # a fault of the worker itself: end all it held, go on
+                log.exception("generation worker failed; ending every request it held")
+                self._fail_all(exc)
+        self._fail_all(GenerationFailed("The server is shutting down; retry.",
+                                        headers={"Retry-After": "1"}))
 
-    def _admit(self) -> None:
-        """Take waiting requests while the batch has room; prefill them, grouped."""
-        block = not self._rows
-        pending: list[prefill.Pending] = []
-        while len(self._rows) + len(pending) < self.max_batch_size:
+    def _all(self) -> list[Sequence]:
+        return self.waiting + self.prefilling + self.runner.seqs
+
+    def _fail_all(self, exc: BaseException) -> None:
+        for seq in self._all():
+            self.output.fail(seq, exc)
+        self.waiting, self.prefilling = [], []
+        self.runner.clear()
+        while True:
+            try:
+                self.output.fail(self._queue.get_nowait(), exc)
+            except queue.Empty:
+                return
+
+    def _take_arrivals(self) -> None:
+        """Turn queued requests into sequences (admission) and look up their cached prefix."""
+        block = not self._all()
+        while True:
             try:
                 handle = self._queue.get(timeout=0.2) if block else self._queue.get_nowait()
             except queue.Empty:
-                break
+                return
             block = False
             if handle.cancelled.is_set():
-                handle.put(Chunk(finish_reason="cancelled"))
-                self._done(handle)
-            elif handle.request.params.needs_beam_search:
-                self._guarded([handle], self._beam_search, handle)
-            else:
-                req = handle.request
-                pending.append(prefill.Pending(handle, req.prompt_ids,
-                                               *self.prefix.lookup((req.tenant, req.adapter),
-                                                                   req.prompt_ids)))
-        for group in prefill.groups(pending):
-            self._guarded([p.handle for p in group], self._prefill, group)
+                self.output.cancelled(handle)
+                continue
+            try:
+                self._arrivals += 1
+                seq = Sequence.of(handle, self._arrivals, self.tokenizer, self.m.device,
+                                  self.m.eos_ids, self.m.context_window)
+            except Exception as exc:
+                log.exception("admission failed for one request")
+                self.output.fail(handle, exc)
+                continue
+            self._wait(seq)
 
-    def _guarded(self, handles: list[Handle], fn, *args) -> None:
-        """Run one admission step; if it fails, only its own requests fail, not the batch."""
+    def _wait(self, seq: Sequence) -> None:
+        """Queue a sequence for prefill, from the longest prefix of its history in the cache."""
         try:
-            with torch.inference_mode():
-                fn(*args)
+            seq.reuse, seq.kv, seq.handed_over = self.prefix.lookup(seq.cache_owner, seq.history)
         except Exception as exc:
-            log.exception("%s failed for %d request(s)", fn.__name__.strip("_"), len(handles))
-            for handle in handles:
-                self._fail(handle, exc)
-
-    def _adapter_kwargs(self, adapters: list[str | None]) -> dict:
-        if not self._is_peft:
-            return {}
-        return {"adapter_names": [a or "__base__" for a in adapters]}
-
-    def _prefill(self, group: list[prefill.Pending]) -> None:
-        device = self.m.device
-        inputs = (prefill.single(group[0], device) if len(group) == 1
-                  else prefill.batched(group, device, pad_id=min(self.m.eos_ids)))
-        out = self.model(**inputs, use_cache=True, logits_to_keep=1,
-                         **self._adapter_kwargs([p.handle.request.adapter for p in group]))
-        rows, finished = [], []
-        for i, p in enumerate(group):
-            params = p.handle.request.params
-            row = _Row(handle=p.handle, sampler=Sampler(params, device),
-                       decoder=IncrementalDecoder(self.tokenizer), stopper=StopMatcher(params.stop),
-                       history=list(p.ids), fed=len(p.ids), usage=Usage(prompt_tokens=len(p.ids)))
-            token = row.sampler(out.logits[i, -1], row.history)
-            if self._accept(row, token):
-                finished.append(i)
-            else:
-                row.next_token = token
-            rows.append(row)
-        cache, rows = self._drop(out.cache, rows, finished)
-        if not rows:
+            log.exception("prefix cache lookup failed for one request")
+            self.output.fail(seq, exc)
             return
-        if self._cache is None:
-            self._cache, self._rows = cache, rows
-        else:
-            self._cache = kvbatch.concat(self._cache, cache)
-            self._rows += rows
+        self.waiting.append(seq)
+        self.waiting.sort(key=lambda s: s.order)
 
-    @torch.inference_mode()
-    def _step(self) -> None:
-        rows = self._rows
-        cancelled = [i for i, r in enumerate(rows) if r.handle.cancelled.is_set()]
-        if cancelled:
-            for i in cancelled:
-                self._finish(rows[i], "cancelled")
-            self._remove(cancelled)
-            if not self._rows:
+    def _end_abandoned(self) -> None:
+        """End requests whose client left, and waiting ones past their deadline."""
+        now, gone = time.monotonic(), []
+        for seq in self._all():
+            if seq.handle.cancelled.is_set():
+                gone.append(seq)
+                if seq.state is State.RUNNING and not seq.beams:
+                    self._store(seq)  # its KV is valid: a stopped reply's next turn builds on it
+                self.output.cancelled(seq.handle)
+            elif seq.state is not State.RUNNING and now >= seq.handle.deadline:
+                gone.append(seq)
+                self.output.finish(seq, "length")
+        if gone:
+            self.waiting = [s for s in self.waiting if s not in gone]
+            self.prefilling = [s for s in self.prefilling if s not in gone]
+            self.runner.remove([s for s in gone if s in self.runner.seqs])
+
+    def _plan(self):
+        budget = Budget(max_batch=self.max_batch_size, kv_tokens=self.kv_tokens,
+                        step_tokens=self.step_tokens, idle_step_tokens=MAX_STEP_TOKENS)
+        try:
+            plan = plan_step(self.waiting, self.prefilling, self.runner.seqs, self.runner.length,
+                             budget)
+        except Exception as exc:  # nothing was admitted: only the requests not yet running
+            log.exception("scheduling failed; ending the requests not yet running")
+            for seq in self.waiting + self.prefilling:
+                self.output.fail(seq, exc)
+            self.waiting, self.prefilling = [], []
+            return None
+        for seq in plan.preempt:
+            self._preempt(seq)
+        return plan
+
+    def _preempt(self, seq: Sequence) -> None:
+        log.warning("preempting request %d (%d tokens): the batch is over its KV budget",
+                    seq.order, seq.length)
+        self.runner.remove([seq])
+        seq.preempt()
+        self.preemptions += 1
+        self._wait(seq)
+
+    # -- prefill ------------------------------------------------------------------------
+    def _prefill(self, plan) -> None:
+        if plan is None:
+            return
+        whole, chunks = [], []
+        for seq, n in plan.prefill:
+            if seq.state is State.WAITING and n == seq.to_prefill and not seq.solo:
+                whole.append(prefill.Pending(seq, seq.history, seq.reuse, seq.kv, seq.handed_over))
+            else:
+                chunks.append((seq, n))
+        started = {id(p.seq) for p in whole}
+        self.waiting = [s for s in self.waiting if id(s) not in started]
+        for group in prefill.groups(whole):
+            self._prefill_group(group)
+        for seq, n in chunks:
+            self._prefill_chunk(seq, n)
+
+    def _prefill_group(self, group: list[prefill.Pending]) -> None:
+        seqs = [p.seq for p in group]
+        try:
+            logits, cache = self.runner.prefill_group(group)
+        except Exception as exc:
+            if len(group) > 1:  # find the culprit: each is retried alone at the next step
+                log.exception("group prefill of %d requests failed; retrying each alone", len(group))
+                for seq in seqs:
+                    seq.solo = True
+                    self.waiting.append(seq)
+                self.waiting.sort(key=lambda s: s.order)
+            else:
+                log.exception("prefill failed for one request")
+                self.output.fail(seqs[0], exc)
+            return
+        for seq in seqs:
+            seq.fed, seq.kv = len(seq.history), None
+        self._started(seqs, logits, cache)
+
+    def _prefill_chunk(self, seq: Sequence, n: int) -> None:
+        if seq.state is State.WAITING:
+            self.waiting.remove(seq)
+            seq.state, seq.fed = State.PREFILLING, seq.reuse
+            seq.cache = new_cache(seq.kv, seq.reuse, owned=seq.handed_over)
+            seq.kv = None
+            self.prefilling.append(seq)
+        started = time.perf_counter()
+        try:
+            logits = self.runner.prefill_chunk(seq, n)
+        except Exception as exc:
+            log.exception("prefill failed for one request")
+            self.prefilling.remove(seq)
+            self.output.fail(seq, exc)
+            return
+        self._measure(n, time.perf_counter() - started)
+        if logits is not None:
+            self.prefilling.remove(seq)
+            cache, seq.cache = seq.cache, None
+            self._started([seq], logits, cache)
+
+    def _measure(self, tokens: int, seconds: float) -> None:
+        """Size the next chunk so a step's prefill stays near STEP_SECONDS at this speed."""
+        if not self.fixed_chunk and tokens >= MIN_CHUNK and seconds > 0:
+            self.step_tokens = max(MIN_CHUNK, min(MAX_STEP_TOKENS, int(STEP_SECONDS * tokens / seconds)))
+
+    def _started(self, seqs: list[Sequence], logits: torch.Tensor, cache) -> None:
+        """Prefilled sequences (row i of ``logits``/``cache``): first token, then join the batch."""
+        for seq in seqs:
+            seq.state = State.RUNNING
+        singles = [i for i, s in enumerate(seqs) if not s.beams]
+        tokens = self._sample([seqs[i] for i in singles], logits[singles] if singles else None)
+        rows, joining = [], []
+        for i, seq in enumerate(seqs):
+            if seq.beams:
+                if self._beam_step(seq, logits[i:i + 1]) is None:
+                    continue
+                rows += [i] * seq.rows  # every beam starts from the prompt's row
+            else:
+                token = tokens.get(seq)
+                if token is None:
+                    continue
+                if self.output.accept(seq, token):
+                    self._store_row(seq, cache, i)
+                    continue
+                rows.append(i)
+            joining.append(seq)
+        if not joining:
+            return
+        drop_left = kvbatch.cache_length(cache) - max(s.fed for s in joining)
+        if rows != list(range(len(seqs))) or drop_left:
+            kvbatch.select(cache, rows, drop_left)  # one indexed copy; none for a lone prompt
+        self.runner.join(joining, cache)
+
+    # -- decode -------------------------------------------------------------------------
+    def _decode(self) -> None:
+        length = self.runner.length
+        try:
+            logits = self.runner.decode()
+        except torch.OutOfMemoryError:
+            self.runner.rollback(length)
+            victim = next((s for s in reversed(self.runner.seqs[1:]) if s.preemptible), None)
+            if victim is not None:
+                log.warning("out of memory in a decode step; preempting the newest request")
+                self._preempt(victim)
                 return
-            rows = self._rows
-        length = kvbatch.cache_length(self._cache) + 1
-        device = self.m.device
-        fed = torch.tensor([r.fed + 1 for r in rows], device=device)
-        positions = torch.arange(length, device=device).unsqueeze(0)
-        mask = (positions >= (length - fed).unsqueeze(1)).long()
-        out = self.model(
-            input_ids=torch.tensor([[r.next_token] for r in rows], device=device),
-            attention_mask=mask, position_ids=(fed - 1).unsqueeze(1),
-            cache=self._cache, use_cache=True,
-            **self._adapter_kwargs([r.adapter for r in rows]),
-        )
-        self._cache = out.cache
-        self.steps += 1
-        logits = out.logits[:, -1]
-        finished = []
-        for i, row in enumerate(rows):
-            row.fed += 1
-            token = row.sampler(logits[i], row.history)
-            if self._accept(row, token):
-                finished.append(i)
+            log.exception("out of memory in a decode step with nothing to preempt")
+            self._fail_running(torch.OutOfMemoryError("out of memory"))
+            return
+        except Exception as exc:
+            log.exception("decode step failed; ending the %d running requests", len(self.runner.seqs))
+            self._fail_running(exc)
+            return
+        self._advance(logits)
+
+    def _fail_running(self, exc: BaseException) -> None:
+        for seq in self.runner.seqs:
+            self.output.fail(seq, exc)
+        self.runner.clear()
+
+    def _advance(self, logits: torch.Tensor) -> None:
+        """Sample every single row, step every beam group, emit, and drop finished rows."""
+        seqs, offsets = self.runner.seqs, self.runner.offsets()
+        singles = [(s, at) for s, at in zip(seqs, offsets, strict=True) if not s.beams]
+        index = torch.tensor([at for _, at in singles], device=logits.device)
+        tokens = self._sample([s for s, _ in singles], logits.index_select(0, index) if singles else None)
+        gone = []
+        for seq, at in zip(seqs, offsets, strict=True):
+            if seq.beams:
+                sources = self._beam_step(seq, logits[at:at + seq.rows])
+                if sources is None:
+                    gone.append(seq)
+                else:
+                    self.runner.reorder(seq, sources)
+            elif seq not in tokens or self.output.accept(seq, tokens[seq]):
+                gone.append(seq)
+                if seq in tokens:
+                    self._store(seq)
+        self.runner.remove(gone)
+
+    def _sample(self, seqs: list[Sequence], logits) -> dict[Sequence, int]:
+        """Sample all rows at once; if that fails, row by row, failing only rows that fail."""
+        if not seqs:
+            return {}
+        try:
+            drawn = sample(logits, [s.sampler for s in seqs], [s.history for s in seqs])
+            return dict(zip(seqs, drawn, strict=True))
+        except Exception:
+            log.exception("batched sampling failed; sampling row by row")
+        out = {}
+        for i, seq in enumerate(seqs):
+            try:
+                out[seq] = sample(logits[i:i + 1], [seq.sampler], [seq.history])[0]
+            except Exception as exc:
+                log.exception("sampling failed for one request")
+                self.output.fail(seq, exc)
+        return out
+
+    def _beam_step(self, seq: Sequence, logits: torch.Tensor) -> list[int] | None:
+        """One beam step; None when the search ended (its reply sent) or failed."""
+        interrupted = time.monotonic() >= seq.handle.deadline or self._stop.is_set()
+        try:
+            sources = seq.beams.step(logits, seq.history, interrupted)
+        except Exception as exc:
+            log.exception("beam step failed for one request")
+            self.output.fail(seq, exc)
+            return None
+        seq.usage.completion_tokens = len(seq.beams.running[0])
+        if seq.beams.done:
+            self.output.beams_done(seq)
+            return None
+        seq.next_tokens = [r[-1] for r in seq.beams.running]
+        return sources
+
+    # -- the prefix cache ---------------------------------------------------------------
+    def _store(self, seq: Sequence) -> None:
+        self._store_row(seq, None, None)
+
+    def _store_row(self, seq: Sequence, cache, row: int | None) -> None:
+        """Keep a finished single-row sequence's KV; a failure only loses the cache entry."""
+        try:
+            if cache is None:
+                kv = self.runner.row_kv(seq)
             else:
-                row.next_token = token
-        if finished:
-            self._remove(finished)
-
-    def _remove(self, indices: list[int]) -> None:
-        """Take finished rows out of the running batch."""
-        self._cache, self._rows = self._drop(self._cache, self._rows, indices)
-
-    def _drop(self, cache, rows: list[_Row], indices: list[int]):
-        """Store rows ``indices``' KV in the prefix cache and take them out of ``cache``.
-
-        A cancelled row's KV is kept too: it is valid for what was fed, and a client that
-        stopped a reply usually sends the next turn on top of it.
-        """
-        if not indices:
-            return cache, rows
-        for i in indices:
-            row = rows[i]
-            self.prefix.store(row.cache_owner, row.history[:row.fed],
-                              kvbatch.row_kv(cache, i, row.fed))
-        gone = set(indices)
-        keep = [i for i in range(len(rows)) if i not in gone]
-        if not keep:
-            return None, []
-        length = kvbatch.cache_length(cache)
-        kvbatch.select(cache, keep, min(length - rows[i].fed for i in keep))
-        return cache, [rows[i] for i in keep]
-
-    # -- one token at a time ------------------------------------------------------------
-    def _accept(self, row: _Row, token: int) -> bool:
-        """Record a sampled token; emit its text; return whether the row is finished."""
-        handle = row.handle
-        if handle.first_token_at is None:
-            handle.first_token_at = time.monotonic()
-        row.usage.completion_tokens += 1
-        if token in self.m.eos_ids:
-            self._finish(row, "stop")
-            return True
-        row.history.append(token)
-        text, hit_stop = row.stopper.push(row.decoder.push(token))
-        if text:
-            handle.put(Chunk(text=text))
-        if hit_stop:
-            self._finish(row, "stop", flush=False)
-            return True
-        if (row.usage.completion_tokens >= handle.request.params.max_new_tokens
-                or len(row.history) >= self.m.context_window
-                or time.monotonic() >= handle.deadline):
-            self._finish(row, "length")
-            return True
-        return False
-
-    def _finish(self, row: _Row, reason: str, flush: bool = True) -> None:
-        tail = row.stopper.flush() if flush else ""
-        row.handle.put(Chunk(text=tail, finish_reason=reason, usage=row.usage))
-        self._done(row.handle)
-
-    def _done(self, handle: Handle) -> None:
-        if handle.done:
-            return
-        handle.done = True
-        with self._lock:
-            self._inflight -= 1
-
-    def _fail(self, handle: Handle, exc: Exception) -> None:
-        """Send a request its error, unless it already has its whole reply (a failure after
-        a row finished, while its KV was being stored, concerns only the rows still running)."""
-        if handle.done:
-            return
-        oom = isinstance(exc, torch.OutOfMemoryError)
-        message = ("The model ran out of memory on this request; retry with a shorter history or "
-                   "fewer new tokens." if oom else "The model failed while generating; retry.")
-        handle.put(GenerationFailed(message, headers={"Retry-After": "1"}))
-        self._done(handle)
-
-    def _beam_search(self, handle: Handle) -> None:
-        """Run beam search as one generate call; its reply arrives as a single chunk.
-
-        It still holds the worker while it runs (beams inside the batch are the engine issue's
-        work), but it ends at the generation deadline, when its client leaves, and when the
-        worker stops, like any other request.
-        """
-        req, p = handle.request, handle.request.params
-        ids = torch.tensor([req.prompt_ids], device=self.m.device)
-
-        def interrupted() -> bool:
-            return (handle.cancelled.is_set() or time.monotonic() >= handle.deadline
-                    or self._stop.is_set())
-
-        out = self.model.generate(
-            input_ids=ids, attention_mask=torch.ones_like(ids), num_beams=p.num_beams,
-            length_penalty=p.length_penalty, early_stopping=p.early_stopping,
-            repetition_penalty=p.repetition_penalty, no_repeat_ngram_size=p.no_repeat_ngram_size,
-            max_new_tokens=p.max_new_tokens, do_sample=False,
-            eos_token_id=sorted(self.m.eos_ids), pad_token_id=min(self.m.eos_ids),
-            stopping_criteria=StoppingCriteriaList([_Interrupt(interrupted)]),
-            **self._adapter_kwargs([req.adapter]),
-        )
-        if handle.cancelled.is_set():
-            handle.put(Chunk(finish_reason="cancelled"))
-            self._done(handle)
-            return
-        new = out[0, ids.shape[1]:].tolist()
-        usage = Usage(prompt_tokens=len(req.prompt_ids), completion_tokens=len(new))
-        ended = bool(new) and new[-1] in self.m.eos_ids
-        text = self.tokenizer.decode([t for t in new if t not in self.m.eos_ids], skip_special_tokens=True)
-        stopper = StopMatcher(p.stop)
-        text, hit = stopper.push(text)
-        text += "" if hit else stopper.flush()
-        handle.first_token_at = time.monotonic()
-        handle.put(Chunk(text=text))
-        handle.put(Chunk(finish_reason="stop" if ended or hit else "length", usage=usage))
-        self._done(handle)
+                kv = kvbatch.row_kv(cache, row, seq.fed)
+            self.prefix.store(seq.cache_owner, seq.history[:seq.fed], kv)
+        except Exception:
+            log.exception("storing a finished request's KV failed; the cache entry is lost")

@@ -1,0 +1,95 @@
+"""Pick the next token of every row of a batch at once, each row with its own parameters.
+
+One step samples the whole batch with tensor operations and moves one tensor of token ids to
+the host (``sample``): greedy rows take the argmax, sampling rows are tempered, filtered by
+top-k and top-p with per-row values, and drawn with noise from their own generator, so a
+seeded row draws the same tokens whatever else shares the batch. Only penalties that look at a
+row's history (repetition, n-gram) run row by row, and only for the rows that ask for them.
+"""
+
+from __future__ import annotations
+
+import torch
+from transformers.generation.logits_process import (
+    LogitsProcessorList,
+    NoRepeatNGramLogitsProcessor,
+    RepetitionPenaltyLogitsProcessor,
+)
+
+from ..types import SamplingParams
+
+# Below this temperature sampling is greedy decoding (as in vLLM): dividing logits by, say,
+# 1e-38 overflows to inf, and softmax of inf is NaN.
+MIN_SAMPLING_TEMPERATURE = 1e-5
+
+
+def history_processors(params: SamplingParams) -> LogitsProcessorList:
+    """The penalties that depend on what a row has generated (shared with beam search)."""
+    procs = LogitsProcessorList()
+    if params.repetition_penalty != 1.0:
+        procs.append(RepetitionPenaltyLogitsProcessor(params.repetition_penalty))
+    if params.no_repeat_ngram_size > 0:
+        procs.append(NoRepeatNGramLogitsProcessor(params.no_repeat_ngram_size))
+    return procs
+
+
+class RowSampler:
+    """One request's sampling parameters and random generator (its state across steps)."""
+
+    def __init__(self, params: SamplingParams, device: torch.device):
+        self.processors = history_processors(params)
+        self.do_sample = params.do_sample and params.temperature >= MIN_SAMPLING_TEMPERATURE
+        self.temperature = params.temperature if self.do_sample else 1.0
+        self.top_k = params.top_k if self.do_sample else 0
+        self.top_p = params.top_p if self.do_sample else 1.0
+        self.generator = None
+        if self.do_sample:
+            self.generator = torch.Generator(device=device)
+            if params.seed is not None:
+                self.generator.manual_seed(params.seed)
+            else:
+                self.generator.seed()
+
+
+def sample(logits: torch.Tensor, samplers: list[RowSampler], histories: list[list[int]]) -> list[int]:
+    """Choose a token for each row of ``logits`` [rows, vocab]; one transfer to the host."""
+    scores = logits.float()
+    for i, s in enumerate(samplers):
+        if s.processors:
+            ids = torch.tensor([histories[i]], device=scores.device)
+            scores[i:i + 1] = s.processors(ids, scores[i:i + 1])
+    tokens = scores.argmax(dim=-1)
+    rows = [i for i, s in enumerate(samplers) if s.do_sample]
+    if rows:
+        index = torch.tensor(rows, device=scores.device)
+        drawn = _draw(scores.index_select(0, index), [samplers[i] for i in rows])
+        tokens = tokens.index_copy(0, index, drawn)
+    return tokens.tolist()
+
+
+def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> torch.Tensor:
+    """Temperature, top-k, top-p (transformers' order and semantics), then one draw per row."""
+    device, vocab = scores.device, scores.shape[-1]
+    # An extreme penalty can push a score to +inf: such tokens share the probability mass.
+    top = torch.finfo(scores.dtype).max
+    scores = torch.nan_to_num(scores, nan=-torch.inf, posinf=top)
+    temps = torch.tensor([s.temperature for s in samplers], device=device, dtype=scores.dtype)
+    scores = scores / temps.unsqueeze(1)
+    ks = torch.tensor([min(s.top_k, vocab) if s.top_k > 0 else vocab for s in samplers], device=device)
+    if bool((ks < vocab).any()):
+        kth = scores.sort(dim=-1, descending=True).values.gather(1, (ks - 1).unsqueeze(1))
+        scores = scores.masked_fill(scores < kth, -torch.inf)
+    ps = torch.tensor([s.top_p for s in samplers], device=device, dtype=scores.dtype)
+    if bool((ps < 1.0).any()):
+        ordered, order = scores.sort(dim=-1, descending=False)
+        cumulative = ordered.softmax(dim=-1).cumsum(dim=-1)
+        remove = cumulative <= (1 - ps).unsqueeze(1)
+        remove[:, -1] = False  # keep at least one token
+        scores = scores.masked_fill(remove.scatter(1, order, remove), -torch.inf)
+    probs = torch.softmax(scores, dim=-1)
+    # The exponential race (Gumbel-max): argmax of p / E, E ~ Exp(1) from the row's own
+    # generator, draws from p. Unlike inverse-CDF sampling, a last-bit difference in the logits
+    # (batched and solo forwards differ there) almost never changes the token drawn.
+    noise = torch.stack([torch.empty(vocab, device=device).exponential_(generator=s.generator)
+                         for s in samplers])
+    return (probs / noise).argmax(dim=-1)

@@ -1,0 +1,324 @@
+"""The engine on the tiny model: isolation of faults at each stage, preemption, chunked prefill
+and beam search inside the batch. Faults are injected where the engine calls out (the prefix
+cache, the model's forward, the sampler), tied to one request by a marker in its prompt."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import torch
+
+import api.engine.scheduler as scheduler_module
+from api import create_app
+from api.exceptions import GenerationFailed
+from api.types import SamplingParams
+from tests.conftest import tiny_config, wait_ready
+from tests.helpers import user
+
+GREEDY = SamplingParams(max_new_tokens=20)
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_dir, lora_dir, tmp_path_factory):
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, max_batch_size=4,
+                                 max_queue=8))
+    wait_ready(app)
+    return app.extensions["engine"]
+
+
+def ids_of(engine, text: str) -> list[int]:
+    return engine.build_prompt([user(text)], system=None, max_new_tokens=20, max_turns=None).ids
+
+
+class Run:
+    """A request on its own thread: its text, its error, and when each arrived."""
+
+    def __init__(self, engine, ids, params=GREEDY, adapter=None):
+        self.handle = engine.submit(ids, params, adapter)
+        self.text, self.error, self.ended_at = "", None, None
+        self.thread = threading.Thread(target=self._consume, daemon=True)
+        self.thread.start()
+
+    def _consume(self):
+        try:
+            for chunk in self.handle:
+                self.text += chunk.text
+        except GenerationFailed as exc:
+            self.error = exc
+        self.ended_at = time.monotonic()
+
+    def result(self, timeout=60):
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), "the request never ended"
+        return self
+
+
+def solo(engine, ids, params=GREEDY, adapter=None) -> str:
+    engine.scheduler.prefix.clear()
+    return Run(engine, ids, params, adapter).result().text
+
+
+@pytest.fixture()
+def prompts(engine):
+    texts = ["Tell me about harbours.", "What is bread made of?", "Name a few rivers.",
+             "VICTIM please answer this one."]
+    ids = {t: ids_of(engine, t) for t in texts}
+    expected = {t: solo(engine, ids[t]) for t in texts[:3]}
+    engine.scheduler.prefix.clear()
+    return ids, expected
+
+
+MARK = "VICTIM please answer this one."
+
+
+def is_victim(engine, ids) -> bool:
+    marker = ids_of(engine, MARK)[-8:]
+    return any(ids[i:i + len(marker)] == marker for i in range(len(ids) - len(marker) + 1))
+
+
+def run_with_victim(engine, prompts, fault_times):
+    """Three bystanders and the victim at once; return (bystander runs, victim run)."""
+    ids, expected = prompts
+    runs = [Run(engine, ids[t]) for t in expected]
+    victim = Run(engine, ids[MARK])
+    for r in runs + [victim]:
+        r.result()
+    assert [r.text for r in runs] == list(expected.values())
+    assert all(r.error is None for r in runs)
+    assert engine.scheduler._inflight == 0
+    return runs, victim
+
+
+def assert_failed_fast(victim, fault_times):
+    assert isinstance(victim.error, GenerationFailed), victim.text
+    assert fault_times and victim.ended_at - fault_times[-1] < 1.0
+
+
+def test_admission_fault_fails_only_its_request(engine, prompts, monkeypatch):
+    """A parameter the generator refuses (a seed past 64 bits, past the API's validation)."""
+    ids, expected = prompts
+    runs = [Run(engine, ids[t]) for t in expected]
+    bad = Run(engine, ids[MARK], SamplingParams(max_new_tokens=5, do_sample=True, seed=2**70))
+    for r in runs + [bad]:
+        r.result()
+    assert isinstance(bad.error, GenerationFailed)
+    assert [r.text for r in runs] == list(expected.values())
+    assert engine.scheduler._inflight == 0
+
+
+def test_lookup_fault_fails_only_its_request(engine, prompts, monkeypatch):
+    cache, real, times = engine.scheduler.prefix, engine.scheduler.prefix.lookup, []
+
+    def lookup(owner, ids):
+        if is_victim(engine, ids):
+            times.append(time.monotonic())
+            raise RuntimeError("lookup failed (injected)")
+        return real(owner, ids)
+
+    monkeypatch.setattr(cache, "lookup", lookup)
+    _runs, victim = run_with_victim(engine, prompts, times)
+    assert_failed_fast(victim, times)
+
+
+class FaultTimes(list):
+    rows: list[int]
+
+
+def fail_forward(engine, monkeypatch, when):
+    """Raise from the model's forward when ``when(input_ids)``; return the fault times (and,
+    in ``times.rows``, the rows of each failed forward)."""
+    model, times, rows = engine.scheduler.model, FaultTimes(), []
+    times.rows = rows
+    real = model.forward
+
+    def forward(*args, **kwargs):
+        if when(kwargs["input_ids"]):
+            times.append(time.monotonic())
+            rows.append(kwargs["input_ids"].shape[0])
+            raise RuntimeError("forward failed (injected)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+    return times
+
+
+def test_prefill_fault_fails_only_its_request_even_inside_a_group(engine, prompts, monkeypatch):
+    times = fail_forward(engine, monkeypatch, lambda ids: ids.shape[1] > 1 and any(
+        is_victim(engine, row) for row in ids.tolist()))
+    _runs, victim = run_with_victim(engine, prompts, times)
+    assert_failed_fast(victim, times)
+    assert times.rows[0] > 1 and times.rows[-1] == 1  # its group failed, then it alone
+
+
+def test_sampling_fault_fails_only_its_request(engine, prompts, monkeypatch):
+    real, times = scheduler_module.sample, []
+
+    def sample(logits, samplers, histories):
+        if any(is_victim(engine, h) and len(h) > len(ids_of(engine, MARK)) + 2 for h in histories):
+            times.append(time.monotonic())
+            raise RuntimeError("sampling failed (injected)")
+        return real(logits, samplers, histories)
+
+    monkeypatch.setattr(scheduler_module, "sample", sample)
+    runs, victim = run_with_victim(engine, prompts, times)
+    assert_failed_fast(victim, times)
+    assert victim.text  # it streamed its first tokens before the fault
+
+
+def test_decode_fault_ends_the_rows_in_that_step_and_nothing_else(engine, prompts, monkeypatch):
+    """A failed decode forward cannot be pinned on one row: the rows in it end with the error;
+    a request waiting meanwhile, and every later one, answers as before."""
+    ids, expected = prompts
+    steps = {"n": 0}
+
+    def third_decode(input_ids):
+        if input_ids.shape[1] == 1:
+            steps["n"] += 1
+            return steps["n"] == 3
+        return False
+
+    times = fail_forward(engine, monkeypatch, third_decode)
+    first = [Run(engine, ids[t]) for t in list(expected)[:2]]
+    for r in first:
+        r.result()
+    assert all(isinstance(r.error, GenerationFailed) for r in first)
+    assert all(r.ended_at - times[0] < 1.0 for r in first)
+    later = Run(engine, ids[list(expected)[2]]).result()
+    assert later.text == list(expected.values())[2]
+    assert engine.scheduler._inflight == 0
+
+
+def test_store_fault_loses_only_the_cache_entry(engine, prompts, monkeypatch):
+    ids, expected = prompts
+
+    def store(*args):
+        raise RuntimeError("store failed (injected)")
+
+    monkeypatch.setattr(engine.scheduler.prefix, "store", store)
+    runs = [Run(engine, ids[t]) for t in expected]
+    assert [r.result().text for r in runs] == list(expected.values())
+    assert all(r.error is None for r in runs) and engine.scheduler._inflight == 0
+
+
+def test_out_of_memory_in_decode_preempts_and_every_request_finishes_correctly(
+        engine, prompts, monkeypatch):
+    ids, expected = prompts
+    model, real, decodes = engine.scheduler.model, engine.scheduler.model.forward, {"n": 0}
+
+    def forward(*args, **kwargs):
+        if kwargs["input_ids"].shape == (3, 1):  # all three decoding together
+            decodes["n"] += 1
+            if decodes["n"] in (4, 9):
+                raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+    before = engine.scheduler.preemptions
+    runs = [Run(engine, ids[t]) for t in expected]
+    assert [r.result().text for r in runs] == list(expected.values())
+    assert engine.scheduler.preemptions >= before + 2
+    assert engine.scheduler._inflight == 0
+
+
+def test_kv_budget_preempts_and_recomputes_without_changing_answers(tiny_dir, lora_dir,
+                                                                     tmp_path_factory):
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, max_batch_size=4,
+                                 kv_budget_tokens=150))
+    wait_ready(app)
+    engine = app.extensions["engine"]
+    texts = ["Tell me about harbours.", "What is bread made of?", "Name a few rivers."]
+    params = SamplingParams(max_new_tokens=40)
+    expected = [solo(engine, ids_of(engine, t), params) for t in texts]
+    runs = [Run(engine, ids_of(engine, t), params) for t in texts]
+    assert [r.result().text for r in runs] == expected
+    assert engine.scheduler.preemptions > 0
+    engine.scheduler.stop()
+
+
+def test_long_prompt_is_prefilled_in_chunks_between_decode_steps(tiny_dir, lora_dir,
+                                                                 tmp_path_factory, monkeypatch):
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, prefill_chunk_tokens=32))
+    wait_ready(app)
+    engine = app.extensions["engine"]
+    long_ids = ids_of(engine, "a long story about the sea " * 40)
+    short_ids = ids_of(engine, "Hello there")
+    expected_long = solo(engine, long_ids)
+    expected_short = solo(engine, short_ids, SamplingParams(max_new_tokens=60))
+    engine.scheduler.prefix.clear()
+    model, real, calls = engine.scheduler.model, engine.scheduler.model.forward, []
+
+    def forward(*args, **kwargs):
+        calls.append(tuple(kwargs["input_ids"].shape))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+    stream = Run(engine, short_ids, SamplingParams(max_new_tokens=60))
+    while not stream.text:
+        time.sleep(0.005)
+    long = Run(engine, long_ids)
+    assert long.result().text == expected_long and stream.result().text == expected_short
+    chunks = [i for i, shape in enumerate(calls) if shape[0] == 1 and shape[1] > 1][1:]
+    assert len(chunks) >= len(long_ids) // 32  # the long prompt went in 32-token chunks...
+    assert all(calls[i + 1][1] == 1 for i in chunks[:-1])  # ...each followed by a decode step
+    engine.scheduler.stop()
+
+
+def test_beam_search_runs_inside_the_batch_and_never_stalls_a_stream(engine, monkeypatch):
+    beam = SamplingParams(max_new_tokens=20, num_beams=4, length_penalty=1.0)
+    beam_ids, stream_ids = ids_of(engine, "Explain the law of contracts."), ids_of(engine, "Hi")
+    params = SamplingParams(max_new_tokens=40)
+    expected_beam = solo(engine, beam_ids, beam)
+    expected_stream = solo(engine, stream_ids, params)
+    model, real, shapes = engine.scheduler.model, engine.scheduler.model.forward, []
+
+    def forward(*args, **kwargs):
+        shapes.append(tuple(kwargs["input_ids"].shape))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+    engine.scheduler.prefix.clear()
+    stream = Run(engine, stream_ids, params)
+    while not stream.text:
+        time.sleep(0.005)
+    beams = Run(engine, beam_ids, beam)
+    assert beams.result().text == expected_beam and stream.result().text == expected_stream
+    assert (5, 1) in shapes  # one decode step fed the stream's row and the four beams together
+
+
+def test_beam_search_ends_when_its_client_leaves_and_frees_its_place(engine):
+    beam = SamplingParams(max_new_tokens=200, num_beams=8)
+    run = Run(engine, ids_of(engine, "Explain the law of contracts."), beam)
+    time.sleep(0.05)
+    run.handle.cancel()
+    run.result(timeout=5)
+    assert engine.scheduler._inflight == 0
+    assert Run(engine, ids_of(engine, "Hi"), SamplingParams(max_new_tokens=3)).result().text
+
+
+def test_bfloat16_batched_answers_agree_with_solo_answers_mostly(tiny_dir, lora_dir,
+                                                                 tmp_path_factory):
+    """In bfloat16, a row's logits depend on what shares its batch by more than the last bit,
+    so greedy answers batched and alone may part after a few tokens: measured here as the share
+    of tokens before the first difference, not as equality (float32 stays exact, above)."""
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, dtype="bfloat16",
+                                 max_batch_size=6))
+    wait_ready(app)
+    engine = app.extensions["engine"]
+    assert engine.loaded.dtype == torch.bfloat16
+    texts = [f"Question {i}: tell me about {t}" for i, t in
+             enumerate(["cats", "rivers", "stars", "bread", "music", "glass"])]
+    params = SamplingParams(max_new_tokens=24)
+    ids = [ids_of(engine, t) for t in texts]
+    alone = [engine.loaded.tokenizer(solo(engine, i, params))["input_ids"] for i in ids]
+    engine.scheduler.prefix.clear()
+    runs = [Run(engine, i, params) for i in ids]
+    together = [engine.loaded.tokenizer(r.result().text)["input_ids"] for r in runs]
+    agreed = total = 0
+    for a, b in zip(alone, together, strict=True):
+        same = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        agreed, total = agreed + same, total + max(len(a), len(b))
+    print(f"bfloat16 batched/solo token agreement: {agreed}/{total}")
+    assert agreed / total >= 0.5
+    engine.scheduler.stop()
