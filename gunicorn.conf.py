@@ -39,9 +39,19 @@ def _check_threads(count: int) -> None:
 _check_threads(threads)
 
 
+def _check_admin(worker_count: int) -> None:
+    # Each worker holds its own model: an adapter loaded through one worker's admin API would be
+    # missing in the others, and clients would see it come and go between requests.
+    if os.environ.get("MNEMO_ADMIN_KEYS") and worker_count > 1:
+        raise SystemExit("MNEMO_ADMIN_KEYS (the admin API) needs a single worker "
+                         f"(MNEMO_WORKERS=1), got {worker_count}: run-time adapters would "
+                         "differ between workers.")
+
+
 def on_starting(server):
-    """The thread count as finally set (``--threads`` or GUNICORN_CMD_ARGS count too)."""
+    """The thread and worker counts as finally set (the command line counts too)."""
     _check_threads(server.cfg.threads)
+    _check_admin(server.cfg.workers)
 
 
 # gthread workers heartbeat from their main thread, so `timeout` only catches a hung worker;

@@ -46,9 +46,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     init_drain(app)
     register_security(app, settings)
     init_metrics(app)
-    from .routes import chat, docs, health, openai, page
+    from .routes import admin, chat, docs, health, openai, page
 
     for module in (health, chat, openai, docs, page):
         app.register_blueprint(module.bp)
+    if settings.admin_keys:  # off unless configured: /admin/... is a 404
+        app.register_blueprint(admin.bp)
     Engine(settings).init_app(app)
     return app

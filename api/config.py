@@ -46,6 +46,8 @@ class Settings:
     cache_dir: str = str(Path.home() / ".cache" / "mnemo")
     warmup: bool = True
     api_keys: tuple[str, ...] = ()  # empty: no authentication
+    admin_keys: tuple[str, ...] = ()  # keys of the admin API (/admin/...); empty: it is off
+    adapter_dir: str = ""  # the only directory the admin API loads adapters from
     metrics_keys: tuple[str, ...] = ()  # keys for /metrics (scrapers); empty: the API keys
     cors_origins: tuple[str, ...] = ()
     rate_limit_per_minute: int = 0  # 0: no rate limit
@@ -100,6 +102,14 @@ class Settings:
             raise bad("context_window", f"must be an integer >= 16, got {self.context_window!r}")
         if not isinstance(self.generation_timeout, (int, float)) or self.generation_timeout <= 0:
             raise bad("generation_timeout", f"must be a positive number, got {self.generation_timeout!r}")
+        if self.admin_keys and not self.adapter_dir:
+            raise bad("adapter_dir", "must be set when MNEMO_ADMIN_KEYS is (the directory the "
+                      "admin API may load adapters from)")
+        if self.adapter_dir and not Path(self.adapter_dir).is_dir():
+            raise bad("adapter_dir", f"{self.adapter_dir!r} is not a directory")
+        if set(self.admin_keys) & set(self.api_keys) or any(len(k) < 16 for k in self.admin_keys):
+            raise bad("admin_keys", "must be at least 16 characters each and differ from every "
+                      "API key")
         if self.summary_key and len(self.summary_key) < 16:
             raise bad("summary_key", "must be at least 16 characters (use a long random string)")
         for name, path in self.adapters.items():

@@ -7,6 +7,9 @@
     ├── InvalidSummary              400 invalid_summary (unsigned or altered, where it must be signed)
     ├── UnknownAdapter              400 unknown_adapter (404 model_not_found on /v1)
     ├── Unauthorized                401 unauthorized
+    ├── AdapterNotFound             404 adapter_not_found (admin API)
+    ├── AdapterConflict             409 adapter_exists (admin API: load without replace)
+    ├── AdapterInvalid              422 adapter_invalid (admin API: path, weights, shapes)
     ├── Overloaded                  429 overloaded, with Retry-After
     ├── RateLimited                 429 rate_limited, with Retry-After
     ├── NotReady                    503 not_ready
@@ -43,6 +46,18 @@ class ContextLengthExceeded(MnemoError):
 
 class UnknownAdapter(MnemoError):
     status, code, openai_type = 400, "unknown_adapter", "invalid_request_error"
+
+
+class AdapterNotFound(MnemoError):
+    status, code, openai_type = 404, "adapter_not_found", "invalid_request_error"
+
+
+class AdapterConflict(MnemoError):
+    status, code, openai_type = 409, "adapter_exists", "invalid_request_error"
+
+
+class AdapterInvalid(MnemoError):
+    status, code, openai_type = 422, "adapter_invalid", "invalid_request_error"
 
 
 class Unauthorized(MnemoError):

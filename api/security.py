@@ -93,6 +93,7 @@ FAILED_AUTH_PER_MINUTE = 20  # per address; past it, 429 until the bucket refill
 def register_security(app: Flask, settings: Settings) -> None:
     keys = [k.encode() for k in settings.api_keys]
     metrics_keys = [k.encode() for k in settings.metrics_keys] or keys
+    admin_keys = [k.encode() for k in settings.admin_keys]
     limiter = RateLimiter(settings.rate_limit_per_minute) if settings.rate_limit_per_minute else None
     failures = RateLimiter(FAILED_AUTH_PER_MINUTE)
     app.extensions["limiters"] = {"requests": limiter, "failed_auth": failures}
@@ -125,6 +126,10 @@ def register_security(app: Flask, settings: Settings) -> None:
         if _is_open(request.path):
             return None
         client = request.remote_addr or "unknown"
+        if admin_keys and request.path.startswith("/admin/"):  # operators: admin keys only
+            check_key(admin_keys, client)
+            g.client = "admin"
+            return None
         if request.path == "/metrics":  # scrapers: their own keys, never rate limited
             if metrics_keys:
                 check_key(metrics_keys, client)

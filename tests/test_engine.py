@@ -10,7 +10,7 @@ import time
 import pytest
 import torch
 
-import api.engine.scheduler as scheduler_module
+import api.engine.stages as stages_module
 from api import create_app
 from api.exceptions import GenerationFailed
 from api.types import SamplingParams
@@ -153,7 +153,7 @@ def test_prefill_fault_fails_only_its_request_even_inside_a_group(engine, prompt
 
 
 def test_sampling_fault_fails_only_its_request(engine, prompts, monkeypatch):
-    real, times = scheduler_module.sample, []
+    real, times = stages_module.sample, []
 
     def sample(logits, samplers, histories):
         if any(is_victim(engine, h) and len(h) > len(ids_of(engine, MARK)) + 2 for h in histories):
@@ -161,7 +161,7 @@ def test_sampling_fault_fails_only_its_request(engine, prompts, monkeypatch):
             raise RuntimeError("sampling failed (injected)")
         return real(logits, samplers, histories)
 
-    monkeypatch.setattr(scheduler_module, "sample", sample)
+    monkeypatch.setattr(stages_module, "sample", sample)
     runs, victim = run_with_victim(engine, prompts, times)
     assert_failed_fast(victim, times)
     assert victim.text  # it streamed its first tokens before the fault

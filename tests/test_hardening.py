@@ -86,6 +86,7 @@ def test_a_megabyte_of_empty_messages_is_refused_at_once_with_a_small_body(big_l
      "length_penalty"),
     ("/v1/chat/completions", {"model": "x", "messages": [user("hi")], "temperature": 0.5,
                               "seed": 2**70}, "seed"),
+    ("/api/chat", {"messages": [user("hi")], "do_sample": True, "seed": 2**64}, "seed"),
 ])
 def test_numbers_that_would_overflow_in_the_model_are_400s(big_live, path, body, param):
     status, _h, payload = send(big_live, path, body)

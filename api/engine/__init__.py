@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 
 from flask import Flask
 
 from ..config import Settings
-from ..exceptions import NotReady, UnknownAdapter
+from ..exceptions import AdapterConflict, AdapterNotFound, NotReady, UnknownAdapter
 from ..prompt import PromptBuilder
+from .adapters import Adapter, Registry, confine, inspect
 from .loader import Loaded, load
 from .request import GenRequest, Handle
 from .scheduler import Scheduler
@@ -32,7 +34,9 @@ class Engine:
         self.loaded: Loaded | None = None
         self.scheduler: Scheduler | None = None
         self.prompts: PromptBuilder | None = None
+        self.registry = Registry()
         self._prompt_lock = threading.Lock()
+        self._admin_lock = threading.Lock()  # one load or unload at a time
 
     def init_app(self, app: Flask) -> None:
         app.extensions["engine"] = self
@@ -41,6 +45,10 @@ class Engine:
     def _start(self) -> None:
         try:
             self.loaded = load(self.settings)
+            for name, path in self.settings.adapters.items():
+                rank, targets = inspect(Path(path), self.loaded.model)
+                self.registry.next_key(name)
+                self.registry.add(Adapter(name, name, path, rank, targets, "settings"))
             self.prompts = PromptBuilder(self.loaded.tokenizer)
             self.scheduler = Scheduler(
                 self.loaded, max_batch_size=self.settings.max_batch_size,
@@ -83,13 +91,51 @@ class Engine:
 
     @property
     def adapters(self) -> tuple[str, ...]:
-        return tuple(self.settings.adapters)
+        return self.registry.names()
 
     def check_adapter(self, name: str | None) -> None:
-        if name is not None and name not in self.settings.adapters:
-            known = ", ".join(sorted(self.settings.adapters)) or "none are configured"
+        if name is not None and self.registry.get(name) is None:
+            known = ", ".join(sorted(self.adapters)) or "none are configured"
             raise UnknownAdapter(f"Unknown adapter {name!r}; known adapters: {known}.",
                                  param="adapter")
+
+    # -- the admin API's operations -------------------------------------------------------
+    def load_adapter(self, name: str, relative: str, *, replace: bool = False) -> Adapter:
+        """Check, load (in the worker, between steps) and publish an adapter; the old one of
+        that name, when replaced, leaves the model once its requests have finished."""
+        root = Path(self.settings.adapter_dir)
+        with self._admin_lock:
+            if self.registry.get(name) is not None and not replace:
+                raise AdapterConflict(f"An adapter named {name!r} is loaded; send "
+                                      '"replace": true to replace it.', param="name")
+            path = confine(root, relative)
+            rank, targets = inspect(path, self.scheduler.model)
+            key = self.registry.next_key(name)
+            self.scheduler.call(lambda: self.scheduler.runner.add_adapter(key, str(path))).result()
+            adapter = Adapter(name, key, relative, rank, targets, "admin")
+            old = self.registry.add(adapter, replace=True)
+        if old is not None:
+            self._retire(old)
+        log.info("adapter %s loaded from %s (rank %d)", name, path, rank)
+        return adapter
+
+    def unload_adapter(self, name: str, timeout: float | None = None) -> Adapter:
+        """Refuse the name at once; wait until its requests have finished and it has left the
+        model (at most ``timeout`` seconds: the generation time limit by default)."""
+        with self._admin_lock:
+            adapter = self.registry.remove(name)
+        self._retire(adapter).result(timeout or self.settings.generation_timeout + 10)
+        log.info("adapter %s unloaded", name)
+        return adapter
+
+    def _retire(self, adapter: Adapter):
+        sched = self.scheduler
+
+        def drop():
+            sched.runner.delete_adapter(adapter.key)
+            sched.prefix.drop_adapter(adapter.key)
+
+        return sched.call(drop, ready=lambda: sched.in_flight(adapter.key) == 0)
 
     def build_prompt(self, messages, *, system, max_new_tokens, max_turns, with_text=False,
                      **memory):
@@ -115,4 +161,10 @@ class Engine:
                tenant: str | None = None) -> Handle:
         """Queue a generation; the caller has checked readiness and the adapter. ``tenant``
         (an API key's id) scopes the prefix cache entries it may use."""
-        return self.scheduler.submit(GenRequest(prompt_ids, params, adapter, tenant))
+        key = None
+        if adapter is not None:
+            found = self.registry.get(adapter)
+            if found is None:  # unloaded since the route checked it
+                raise AdapterNotFound(f"The adapter {adapter!r} was just unloaded.", param="adapter")
+            key = found.key
+        return self.scheduler.submit(GenRequest(prompt_ids, params, key, tenant))

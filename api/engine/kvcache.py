@@ -120,6 +120,14 @@ class PrefixCache:
                 out[owner[0]] = out.get(owner[0], 0) + kv.nbytes
             return out
 
+    def drop_adapter(self, adapter: str) -> None:
+        """Forget every entry computed with ``adapter`` (it left the model)."""
+        with self._lock:
+            for key, (owner, _stored, kv) in list(self._entries.items()):
+                if owner[1] == adapter:
+                    del self._entries[key]
+                    self.bytes -= kv.nbytes
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -142,3 +142,24 @@ class Runner:
 
     def clear(self) -> None:
         self.cache, self.seqs = None, []
+
+    # -- adapters (between steps only: the worker thread calls these) -------------------
+    def add_adapter(self, key: str, path: str) -> None:
+        """Load a LoRA adapter under ``key``; on failure the model is as it was."""
+        from peft import PeftModel
+
+        if not self._is_peft:  # the first adapter wraps the base model
+            model = PeftModel.from_pretrained(self.model, path, adapter_name=key)
+            self.model = self.m.model = model.to(self.device).eval()
+            self._is_peft = True
+            return
+        try:
+            self.model.load_adapter(path, adapter_name=key)
+            self.model.to(self.device)
+        except BaseException:
+            if key in getattr(self.model, "peft_config", {}):
+                self.model.delete_adapter(key)
+            raise
+
+    def delete_adapter(self, key: str) -> None:
+        self.model.delete_adapter(key)

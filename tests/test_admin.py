@@ -1,0 +1,195 @@
+"""The admin API for run-time LoRA adapters on the tiny model: keys, path confinement, checks
+against the loaded model, load / replace / unload, with requests in flight."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+import torch
+from peft import LoraConfig, get_peft_model
+from transformers import LlamaConfig, LlamaForCausalLM
+
+from api import create_app
+from tests.conftest import tiny_config, wait_ready
+from tests.helpers import sleep_each_step, user, wrap_forward
+
+ADMIN = "admin-key-0123456789abcdef"
+CLIENT = "client-key-0123456789abcdef"
+
+
+def make_adapter(model_dir, out, seed: int, rank: int = 4, targets=("q_proj", "v_proj")):
+    torch.manual_seed(seed)
+    base = LlamaForCausalLM.from_pretrained(model_dir)
+    config = LoraConfig(r=rank, lora_alpha=64, target_modules=list(targets), init_lora_weights=False)
+    get_peft_model(base, config).save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def adapter_root(tmp_path_factory, tiny_dir):
+    root = tmp_path_factory.mktemp("adapters")
+    make_adapter(tiny_dir, root / "one", seed=11)
+    make_adapter(tiny_dir, root / "two", seed=12, rank=8, targets=("k_proj", "o_proj"))
+    # Another base model (wider layers): same module names, other shapes.
+    other = tmp_path_factory.mktemp("other-base")
+    LlamaForCausalLM(LlamaConfig(vocab_size=300, hidden_size=96, intermediate_size=128,
+                                 num_hidden_layers=2, num_attention_heads=4,
+                                 num_key_value_heads=2)).save_pretrained(other)
+    make_adapter(other, root / "other-base", seed=13)
+    # Config says rank 8, weights are rank 4.
+    make_adapter(tiny_dir, root / "wrong-rank", seed=14)
+    cfg = (root / "wrong-rank" / "adapter_config.json")
+    cfg.write_text(cfg.read_text().replace('"r": 4', '"r": 8'))
+    # Pickled weights only.
+    pickled = root / "pickled"
+    make_adapter(tiny_dir, pickled, seed=15)
+    (pickled / "adapter_model.safetensors").rename(pickled / "adapter_model.bin")
+    # Outside the root, and links that lead there.
+    outside = tmp_path_factory.mktemp("outside")
+    make_adapter(tiny_dir, outside / "secret", seed=16)
+    os.symlink(outside / "secret", root / "link-out")
+    (root / "file-link").mkdir()
+    os.symlink(root / "one" / "adapter_config.json", root / "file-link" / "adapter_config.json")
+    os.symlink(outside / "secret" / "adapter_model.safetensors",
+               root / "file-link" / "adapter_model.safetensors")
+    return root
+
+
+@pytest.fixture()
+def admin_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, admin_keys=(ADMIN,),
+                                 api_keys=(CLIENT,), adapter_dir=str(adapter_root),
+                                 max_batch_size=4, max_queue=8))
+    wait_ready(app)
+    yield app
+    app.extensions["engine"].scheduler.stop()
+
+
+def call(client, method, url, key=ADMIN, **body):
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    resp = client.open(url, method=method, headers=headers, json=body if body else None)
+    assert resp.mimetype == "application/json", resp.get_data(as_text=True)
+    return resp.status_code, resp.get_json()
+
+
+def chat(client, adapter=None, **extra):
+    body = {"messages": [user("Tell me about owls.")], "max_new_tokens": 12, **extra}
+    if adapter:
+        body["adapter"] = adapter
+    resp = client.post("/api/chat", json=body, headers={"Authorization": f"Bearer {CLIENT}"})
+    return resp.status_code, resp.get_json()
+
+
+def test_admin_api_is_off_without_admin_keys(client):
+    resp = client.get("/admin/adapters")
+    assert resp.status_code == 404 and resp.get_json()["error"]["code"] == "not_found"
+
+
+def test_admin_calls_need_an_admin_key_not_a_client_key(admin_app):
+    c = admin_app.test_client()
+    assert call(c, "GET", "/admin/adapters", key=None)[0] == 401
+    assert call(c, "GET", "/admin/adapters", key=CLIENT)[0] == 401
+    status, body = call(c, "GET", "/admin/adapters")
+    assert status == 200 and [a["name"] for a in body["adapters"]] == ["shouty"]
+    # ...and the admin key is no client key.
+    resp = c.post("/api/chat", json={"messages": [user("hi")]},
+                  headers={"Authorization": f"Bearer {ADMIN}"})
+    assert resp.status_code == 401
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("../outside", "leaves the adapter directory"),
+    ("/etc", "leaves the adapter directory"),
+    ("one/../../x", "leaves the adapter directory"),
+    ("link-out", "leaves the adapter directory"),
+    ("file-link", "links outside"),
+    ("missing", "not an adapter directory"),
+    ("pickled", "only safetensors"),
+    ("other-base", "another base model"),
+    ("wrong-rank", "wrong rank"),
+])
+def test_loads_that_must_be_refused_leave_everything_as_it_was(admin_app, path, reason):
+    c = admin_app.test_client()
+    before = call(c, "GET", "/admin/adapters")[1]
+    base = chat(c)[1]["message"]["content"]
+    status, body = call(c, "POST", "/admin/adapters", name="evil", path=path)
+    assert status == 422 and reason in body["error"]["message"], body
+    assert call(c, "GET", "/admin/adapters")[1] == before
+    assert chat(c)[1]["message"]["content"] == base
+    assert chat(c, adapter="evil")[0] == 400
+
+
+def test_load_use_replace_and_unload(admin_app, adapter_root):
+    c = admin_app.test_client()
+    base = chat(c)[1]["message"]["content"]
+    status, body = call(c, "POST", "/admin/adapters", name="demo", path="one")
+    assert status == 201 and body["loaded"]["rank"] == 4 and not body["replaced"]
+    models = c.get("/v1/models", headers={"Authorization": f"Bearer {CLIENT}"}).get_json()
+    assert "demo" in [m["id"] for m in models["data"]]
+    config = c.get("/api/config", headers={"Authorization": f"Bearer {CLIENT}"}).get_json()
+    assert "demo" in config["adapters"]
+    one = chat(c, adapter="demo")[1]["message"]["content"]
+    assert one != base
+    assert call(c, "POST", "/admin/adapters", name="demo", path="two")[0] == 409
+    # Replaced under the same name: the old adapter's cached KV must not serve the new one.
+    status, body = call(c, "POST", "/admin/adapters", name="demo", path="two", replace=True)
+    assert status == 200 and body["replaced"] and body["loaded"]["rank"] == 8
+    two_warm = chat(c, adapter="demo")[1]["message"]["content"]
+    admin_app.extensions["engine"].scheduler.prefix.clear()
+    two_cold = chat(c, adapter="demo")[1]["message"]["content"]
+    assert two_warm == two_cold != one
+    status, body = call(c, "DELETE", "/admin/adapters/demo")
+    assert status == 200 and body["unloaded"]["name"] == "demo"
+    assert chat(c, adapter="demo")[0] == 400
+    assert call(c, "DELETE", "/admin/adapters/demo")[0] == 404
+    assert chat(c)[1]["message"]["content"] == base
+    keys = set(admin_app.extensions["engine"].scheduler.model.peft_config)
+    assert keys == {"shouty"}  # both versions left the model
+
+
+def test_unload_waits_for_requests_in_flight_and_refuses_new_ones(admin_app, monkeypatch):
+    c = admin_app.test_client()
+    assert call(c, "POST", "/admin/adapters", name="slow", path="one")[0] == 201
+    expected = chat(c, adapter="slow", max_new_tokens=40)[1]["message"]["content"]
+    wrap_forward(monkeypatch, admin_app, sleep_each_step(0.05))
+    result = {}
+    streaming = threading.Thread(target=lambda: result.update(
+        chat(admin_app.test_client(), adapter="slow", max_new_tokens=40)[1]))
+    streaming.start()
+    scheduler = admin_app.extensions["engine"].scheduler
+    deadline = time.monotonic() + 30
+    while scheduler.active == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    unloaded = {}
+    unloading = threading.Thread(target=lambda: unloaded.update(
+        status=call(admin_app.test_client(), "DELETE", "/admin/adapters/slow")[0]))
+    unloading.start()
+    time.sleep(0.2)
+    assert chat(c, adapter="slow")[0] == 400  # refused at once...
+    assert "slow#1" in scheduler.model.peft_config  # ...but still in the model for the stream
+    streaming.join(60)
+    unloading.join(60)
+    assert result["message"]["content"] == expected and unloaded["status"] == 200
+    assert "slow#1" not in scheduler.model.peft_config
+
+
+def test_a_load_that_fails_inside_the_model_changes_nothing(admin_app, monkeypatch):
+    c = admin_app.test_client()
+    runner = admin_app.extensions["engine"].scheduler.runner
+    real = runner.model.load_adapter
+
+    def half_load(path, adapter_name, **kw):
+        real(path, adapter_name=adapter_name, **kw)  # layers injected, then it fails
+        raise RuntimeError("disk error (injected)")
+
+    monkeypatch.setattr(runner.model, "load_adapter", half_load)
+    base, shouty = chat(c)[1], chat(c, adapter="shouty")[1]
+    status, body = call(c, "POST", "/admin/adapters", name="broken", path="one")
+    assert status == 500 and body["error"]["code"] == "internal_error"
+    assert set(runner.model.peft_config) == {"shouty"}
+    assert [a["name"] for a in call(c, "GET", "/admin/adapters")[1]["adapters"]] == ["shouty"]
+    assert chat(c)[1]["message"] == base["message"]
+    assert chat(c, adapter="shouty")[1]["message"] == shouty["message"]
