@@ -41,7 +41,7 @@ class Settings:
     # memory (CUDA) or available memory (CPU) at start, measured after the model loads.
     kv_budget_tokens: int = 0
     # Prompt tokens one step prefills while others decode; 0: sized each step to keep a step's
-    # prefill near 0.25 s, from the speed just measured.
+    # prefill near 0.2 s, from the speed just measured.
     prefill_chunk_tokens: int = 0
     cache_dir: str = str(Path.home() / ".cache" / "mnemo")
     warmup: bool = True

@@ -1,6 +1,6 @@
 """Does one request stall the others? Side by side: this checkout's engine and a baseline commit.
 
-    scripts/bench-stalls [--runs 3] [--baseline 7f29e20] [--no-throughput]
+    scripts/bench-stalls [--runs 3] [--baseline 7f29e20] [--no-throughput] [--scenarios beams,cold]
 
 Both run under gunicorn with the default model. A greedy stream is started; once it flows, an
 interfering request is sent, and the stream's longest gap between two deltas while that request
@@ -94,6 +94,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8140)
     parser.add_argument("--baseline", default="7f29e20", help="git ref of the engine to compare")
     parser.add_argument("--no-throughput", action="store_true")
+    parser.add_argument("--scenarios", default="beams,cold", help="beams, cold or both")
     args = parser.parse_args()
     logs = Path(tempfile.mkdtemp(prefix="mnemo-stalls-"))
     old = logs / "baseline"
@@ -110,7 +111,7 @@ def main() -> None:
             json.load(completion(s, essay("warm-up"), 8))
         print("\nlongest gap in a running stream while another request runs | median s | "
               "each run | the other request's median s")
-        for kind in ("beams", "cold"):
+        for kind in args.scenarios.split(","):
             results = {s.name: [] for s in servers}
             for run in range(args.runs):
                 for s in servers:

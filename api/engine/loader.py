@@ -9,6 +9,7 @@ Model sources, by ``MNEMO_MODEL``:
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import importlib.util
 import logging
@@ -108,6 +109,22 @@ def resolve_source(settings: Settings) -> tuple[str, str]:
     return settings.model, settings.model  # a hub id
 
 
+def keep_freed_memory() -> None:
+    """Let glibc keep freed KV buffers for reuse instead of returning them to the kernel.
+
+    By default a freed buffer of a few MB goes back to the kernel, and the next one (every
+    batch join or removal allocates new KV buffers) is page-faulted in again: joining a
+    4,000-token prompt to a running batch took 0.36 s, 0.24 s with this, and a removal 24 ms,
+    2 ms (docs/engine.md). The cost: the process keeps up to 1 GiB of freed memory mapped.
+    """
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc: nothing to tune
+        return
+    libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD: buffers up to 32 MB come from the heap...
+    libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD: ...which keeps up to 1 GiB free for reuse
+
+
 def load(settings: Settings) -> Loaded:
     """Load model, tokenizer and adapters as the settings say; the model is in eval mode."""
     source, model_id = resolve_source(settings)
@@ -119,6 +136,7 @@ def load(settings: Settings) -> Loaded:
         # (60 new tokens over 2,300 cached ones: 198 -> 180 ms, identical logits). On CUDA a
         # masked GQA call would fall back to the slow math kernel, so it stays off there.
         os.environ.setdefault("TRANSFORMERS_SDPA_FORCE_GQA", "1")
+        keep_freed_memory()
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
     if settings.adapters:

@@ -67,7 +67,7 @@ def plan_step(waiting: list[Seq], prefilling: list[Seq], running: list[Seq], bat
     for seq in sorted(prefilling, key=lambda s: s.order):
         slots -= 1
         rows, length = rows + seq.rows, max(length, seq.length)
-        if left >= min(seq.to_prefill, MIN_CHUNK):
+        if seq.to_prefill and left >= min(seq.to_prefill, MIN_CHUNK):  # 0: all fed, joining
             n = min(seq.to_prefill, left)
             plan.prefill.append((seq, n))
             left -= n

@@ -87,6 +87,7 @@ class Sequence:
     reuse: int = 0  # history ids whose KV the prefix cache gave (``kv``) while WAITING
     kv: object = None  # that RowKV
     handed_over: bool = False  # ``kv`` is this request's to write into
+    logits: object = None  # its last prompt position's logits, once all is fed, until it joins
     solo: bool = False  # prefill alone (its group's forward failed once)
     preemptions: int = 0
 
@@ -145,5 +146,6 @@ class Sequence:
     def preempt(self) -> None:
         """Drop its KV; it waits again and recomputes its whole history when readmitted."""
         self.state, self.fed, self.cache, self.next_tokens = State.WAITING, 0, None, []
+        self.logits = None
         self.reuse, self.kv, self.handed_over = 0, None, False
         self.preemptions += 1

@@ -21,14 +21,22 @@ from .sampling import sample
 
 log = logging.getLogger("mnemo.engine")
 
-STEP_SECONDS = 0.25  # the prefill work one step may add while others stream (auto chunk size)
+STEP_SECONDS = 0.2  # the prefill work one step may add while others stream (auto chunk size)
 MAX_STEP_TOKENS = prefill.MAX_GROUP_TOKENS
 
 
 class Stages:
     # -- prefill ------------------------------------------------------------------------
     def _prefill(self, plan) -> None:
+        """Run the plan's prefill work, unless a long prompt finished its chunks last step: then
+        this step only joins it to the batch (a copy of the batch's KV as long as that prompt),
+        so a step never adds a chunk and a join to a running stream's wait."""
         if plan is None:
+            return
+        done = [s for s in self.prefilling if s.logits is not None]
+        for seq in done:
+            self._join_prefilled(seq, seq.logits)
+        if done:
             return
         whole, chunks = [], []
         for seq, n in plan.prefill:
@@ -79,9 +87,15 @@ class Stages:
             return
         self._measure(n, time.perf_counter() - started)
         if logits is not None:
-            self.prefilling.remove(seq)
-            cache, seq.cache = seq.cache, None
-            self._started([seq], logits, cache)
+            if self.runner.seqs:  # join at the next step: joining copies the batch's KV
+                seq.logits = logits
+                return
+            self._join_prefilled(seq, logits)
+
+    def _join_prefilled(self, seq: Sequence, logits: torch.Tensor) -> None:
+        self.prefilling.remove(seq)
+        cache, seq.cache, seq.logits = seq.cache, None, None
+        self._started([seq], logits, cache)
 
     def _measure(self, tokens: int, seconds: float) -> None:
         """Size the next chunk so a step's prefill stays near STEP_SECONDS at this speed."""
