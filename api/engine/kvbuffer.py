@@ -14,6 +14,7 @@ up by its layer, so nothing writes into a stored entry unless the cache hands it
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import torch
 from transformers.cache_utils import Cache, DynamicLayer
@@ -62,16 +63,18 @@ def _with_room(t: torch.Tensor, capacity: int) -> torch.Tensor:
 class GrowingLayer(DynamicLayer):
     """A DynamicLayer whose ``keys``/``values`` are views of longer buffers it may write into."""
 
-    def __init__(self):
+    def __init__(self, reserve: int = 0):
         super().__init__()
+        self.reserve = reserve  # positions it will hold (a prompt fed in chunks): allocate once
         self._kbuf: torch.Tensor | None = None
         self._vbuf: torch.Tensor | None = None
         self._view: torch.Tensor | None = None  # the keys view this layer last handed out
 
     @classmethod
-    def over(cls, keys: torch.Tensor, values: torch.Tensor, length: int) -> GrowingLayer:
+    def over(cls, keys: torch.Tensor, values: torch.Tensor, length: int,
+             reserve: int = 0) -> GrowingLayer:
         """A new layer that owns these buffers, whose first ``length`` positions are filled."""
-        layer = cls()
+        layer = cls(reserve)
         layer.adopt(keys, values, length)
         return layer
 
@@ -124,7 +127,7 @@ class GrowingLayer(DynamicLayer):
         # Prefill needs the room now; decode (one position) grows early, keeping LOW_ROOM spare.
         want = new if key_states.shape[-2] > 1 else new + LOW_ROOM
         if not owned or want > self._kbuf.shape[-2]:
-            capacity = new + room_for(new)
+            capacity = max(new, self.reserve) + room_for(max(new, self.reserve))
             if old:
                 self._kbuf, self._vbuf = _with_room(self.keys, capacity), _with_room(self.values, capacity)
             else:
@@ -137,19 +140,22 @@ class GrowingLayer(DynamicLayer):
         return self.keys, self.values
 
 
-def new_cache(kv: RowKV | None = None, length: int = 0, *, owned: bool = False) -> Cache:
+def new_cache(kv: RowKV | None = None, length: int = 0, *, owned: bool = False,
+              reserve: int = 0) -> Cache:
     """A cache of GrowingLayers, empty or holding ``kv``'s first ``length`` positions.
 
     ``owned``: the caller hands ``kv`` over, and the cache appends into its buffers in place;
-    otherwise ``kv`` is only read, and the first update copies what it needs.
+    otherwise ``kv`` is only read, and the first update copies what it needs. ``reserve``: the
+    positions it will reach, so that a prompt fed in chunks allocates its buffers once instead
+    of copying them each time they fill (a copy of everything so far, in the middle of a step).
     """
-    cache = Cache(layer_class_to_replicate=GrowingLayer)
+    cache = Cache(layer_class_to_replicate=partial(GrowingLayer, reserve=reserve))
     if kv is not None and length:
         for i in range(len(kv.keys)):
             if owned:
-                cache.layers.append(GrowingLayer.over(kv.keys[i], kv.values[i], length))
+                cache.layers.append(GrowingLayer.over(kv.keys[i], kv.values[i], length, reserve))
             else:
-                layer = GrowingLayer()
+                layer = GrowingLayer(reserve)
                 layer.borrow(kv, i, length)
                 cache.layers.append(layer)
     return cache

@@ -74,7 +74,8 @@ class Stages:
         if seq.state is State.WAITING:
             self.waiting.remove(seq)
             seq.state, seq.fed = State.PREFILLING, seq.reuse
-            seq.cache = new_cache(seq.kv, seq.reuse, owned=seq.handed_over)
+            seq.cache = new_cache(seq.kv, seq.reuse, owned=seq.handed_over,
+                                  reserve=len(seq.history))
             seq.kv = None
             self.prefilling.append(seq)
         started = time.perf_counter()
