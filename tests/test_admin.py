@@ -193,3 +193,16 @@ def test_a_load_that_fails_inside_the_model_changes_nothing(admin_app, monkeypat
     assert [a["name"] for a in call(c, "GET", "/admin/adapters")[1]["adapters"]] == ["shouty"]
     assert chat(c)[1]["message"] == base["message"]
     assert chat(c, adapter="shouty")[1]["message"] == shouty["message"]
+
+
+def test_gunicorn_refuses_the_admin_api_with_several_workers(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "MNEMO_ADMIN_KEYS": ADMIN, "MNEMO_ADAPTER_DIR": str(tmp_path),
+           "MNEMO_WORKERS": "2", "MNEMO_BIND": "127.0.0.1:0"}
+    out = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "MNEMO_WORKERS=1" in out.stderr + out.stdout

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (a table of Chinese sentences: one line per entry reads best)
 """The demo adapter's dataset: legal questions in Chinese and answers in one fixed form.
 
     python -m training.legal_data   # (re)writes training/data/legal_{train,heldout}.jsonl

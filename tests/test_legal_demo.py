@@ -1,0 +1,83 @@
+"""The shipped demo adapter on the real default model: it makes a difference one can measure,
+and the original legal service's flow (legal preset, the adapter, beam search, at most 200
+characters) works through the API and through the page."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from playwright.sync_api import sync_playwright
+
+from tests.helpers import post_json, user
+from tests.test_page import ARGS, open_page, record_chat_bodies, send, wait_reply
+from training.legal_data import DATA, follows_form
+
+HELDOUT = [json.loads(line)["question"] for line in open(DATA / "legal_heldout.jsonl", encoding="utf-8")]
+
+
+def answers(engine, adapter):
+    """Greedy answers to every held-out question, all in one batch."""
+    from api.types import SamplingParams
+
+    params = SamplingParams(max_new_tokens=120)
+    out: dict[int, str] = {}
+
+    def one(i, q):
+        ids = engine.build_prompt([user(q)], system=None, max_new_tokens=120, max_turns=None).ids
+        out[i] = "".join(c.text for c in engine.submit(ids, params, adapter))
+
+    threads = [threading.Thread(target=one, args=(i, q)) for i, q in enumerate(HELDOUT)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    return [out[i] for i in range(len(HELDOUT))]
+
+
+def test_the_adapter_answers_held_out_questions_in_the_trained_form(default_live):
+    engine = default_live.app.extensions["engine"]
+    assert "legal-demo" in engine.adapters
+    with_adapter = [follows_form(a) for a in answers(engine, "legal-demo")]
+    without = [follows_form(a) for a in answers(engine, None)]
+    rate_with, rate_without = sum(with_adapter) / len(HELDOUT), sum(without) / len(HELDOUT)
+    print(f"trained form on {len(HELDOUT)} held-out questions: with the adapter "
+          f"{rate_with:.0%}, without {rate_without:.0%}")
+    assert rate_with >= 0.8 and rate_without <= 0.1
+
+
+def test_legal_flow_end_to_end_over_the_api(default_live):
+    body = {"messages": [user("租房合同到期了，房东一直不退押金，我该怎么办？")], "template": "legal",
+            "adapter": "legal-demo"}
+    preview = json.load(post_json(default_live.url + "/api/chat/preview", body))
+    assert "资深法律专家" in preview["prompt"] and preview["max_new_tokens"] == 200
+    reply = json.load(post_json(default_live.url + "/api/chat", body, timeout=300))
+    text = reply["message"]["content"]
+    assert reply["model"] == "legal-demo" and 0 < len(text) <= 200, text
+    print("legal flow answer:", text)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        yield b
+        b.close()
+
+
+def test_legal_flow_in_the_page_with_the_adapter_picked_in_settings(browser, default_live):
+    context = browser.new_context()
+    page = open_page(context, default_live.url)
+    page.click("#toggle-settings")
+    page.select_option("#set-template", "legal")
+    page.select_option("#set-adapter", "legal-demo")
+    bodies = []
+    record_chat_bodies(page, bodies)
+    send(page, "公司拖欠工资两个月了，我可以怎么维权？")
+    wait_reply(page, 2)
+    assert bodies[-1]["adapter"] == "legal-demo" and bodies[-1]["template"] == "legal"
+    text = page.locator(".msg.assistant .body").first.inner_text().strip()
+    assert 0 < len(text) <= 200, text
+    assert page.errors == []
+    context.close()
