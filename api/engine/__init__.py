@@ -14,7 +14,7 @@ from pathlib import Path
 from flask import Flask
 
 from ..config import Settings
-from ..exceptions import AdapterConflict, AdapterNotFound, NotReady, UnknownAdapter
+from ..exceptions import AdapterConflict, NotReady, UnknownAdapter
 from ..prompt import PromptBuilder
 from .adapters import Adapter, Registry, confine, inspect
 from .loader import Loaded, load
@@ -165,6 +165,6 @@ class Engine:
         if adapter is not None:
             found = self.registry.get(adapter)
             if found is None:  # unloaded since the route checked it
-                raise AdapterNotFound(f"The adapter {adapter!r} was just unloaded.", param="adapter")
+                raise UnknownAdapter(f"The adapter {adapter!r} was just unloaded.", param="adapter")
             key = found.key
         return self.scheduler.submit(GenRequest(prompt_ids, params, key, tenant))

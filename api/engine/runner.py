@@ -7,10 +7,12 @@ Three kinds of forward pass:
   prompt is prefilled over several steps while the batch keeps decoding;
 - ``decode``: one token for every row of the running batch.
 
-The batch is a list of sequences whose rows are contiguous (a beam request has one row per
-beam), over one left-padded KV cache (``batch``). Rows join with ``join``, leave with
-``remove`` and beams swap rows with ``reorder``; ``rollback`` undoes a step that failed half way
-(layers it reached had appended a position).
+The running batch is a few groups (``group``): each a list of sequences whose rows are
+contiguous (a beam request has one row per beam) over one left-padded KV cache, decoded in one
+forward. Rows join the group where padding wastes least (a long prompt among short rows gets a
+group of its own, so joining never copies the short rows out to its length), leave with
+``remove``, and beams swap rows with ``reorder``. A decode step that fails half way is rolled
+back (the layers it reached had appended a position).
 """
 
 from __future__ import annotations
@@ -19,9 +21,14 @@ import torch
 
 from . import batch as kvbatch
 from . import prefill
+from .group import Group
 from .kvbuffer import new_cache
 from .loader import Loaded
 from .request import Sequence
+
+MAX_GROUPS = 4  # each group costs a forward per step (the weights are read once per forward)
+PADDING_SHARE = 0.5  # join a group if its padding grows by at most half the positions used...
+PADDING_SLACK = 64  # ...plus this many per row (short prompts always share a group)
 
 
 class Runner:
@@ -31,8 +38,7 @@ class Runner:
         self.device = loaded.device
         self.pad_id = min(loaded.eos_ids)
         self._is_peft = bool(loaded.adapters)
-        self.cache = None  # the running batch's KV (a Cache of GrowingLayers)
-        self.seqs: list[Sequence] = []
+        self.groups: list[Group] = []  # the running batch: rows that decode together, by group
         self.steps = 0
 
     @property
@@ -41,8 +47,8 @@ class Runner:
 
     @property
     def length(self) -> int:
-        """Positions of the batch's KV (the longest row; shorter rows are left-padded)."""
-        return kvbatch.cache_length(self.cache) if self.cache is not None else 0
+        """The longest group's KV positions (rows of a group are left-padded to it)."""
+        return max((g.length for g in self.groups), default=0)
 
     def _adapter_kwargs(self, adapters: list[str | None]) -> dict:
         if not self._is_peft:
@@ -71,77 +77,80 @@ class Runner:
         seq.fed = start + len(ids)
         return out.logits[:, -1] if seq.fed == len(seq.history) else None
 
-    # -- the running batch --------------------------------------------------------------
+    # -- the running batch ---------------------------------------------------------------
+    @property
+    def seqs(self) -> list[Sequence]:
+        return [s for g in self.groups for s in g.seqs]
+
     def join(self, seqs: list[Sequence], cache) -> None:
-        """Add prefilled sequences (their rows, in order, are ``cache``'s rows) to the batch."""
-        if self.cache is None:
-            self.cache, self.seqs = cache, list(seqs)
+        """Add prefilled sequences (their rows, in order, are ``cache``'s rows) to a group:
+        the one where padding wastes least, unless all would waste too much (a long prompt
+        among short rows): then a group of its own, up to MAX_GROUPS."""
+        rows, length = sum(s.rows for s in seqs), kvbatch.cache_length(cache)
+        best, waste = None, None
+        for g in self.groups:
+            padded = (g.rows + rows) * max(g.length, length)
+            extra = padded - g.used - rows * length
+            if waste is None or extra < waste:
+                best, waste = g, extra
+        fits = best is not None and waste <= PADDING_SHARE * (best.used + rows * length) \
+            + PADDING_SLACK * (best.rows + rows)
+        if fits or (best is not None and len(self.groups) >= MAX_GROUPS):
+            best.add(seqs, cache)
         else:
-            self.cache = kvbatch.concat(self.cache, cache)
-            self.seqs += seqs
+            self.groups.append(Group(seqs, cache))
 
     def decode(self) -> torch.Tensor:
-        """One forward for every row: feed each row's next token; return logits [rows, vocab]."""
-        tokens, fed, adapters = [], [], []
-        for s in self.seqs:
-            tokens += s.next_tokens
-            fed += [s.fed + 1] * s.rows
-            adapters += [s.adapter] * s.rows
-        length = self.length + 1
-        fed_t = torch.tensor(fed, device=self.device)
-        positions = torch.arange(length, device=self.device).unsqueeze(0)
-        mask = (positions >= (length - fed_t).unsqueeze(1)).long()
-        out = self.model(input_ids=torch.tensor(tokens, device=self.device).unsqueeze(1),
-                         attention_mask=mask, position_ids=(fed_t - 1).unsqueeze(1),
-                         cache=self.cache, use_cache=True, **self._adapter_kwargs(adapters))
-        self.cache = out.cache
+        """One forward per group: feed each row's next token; return logits [rows, vocab]
+        in ``seqs`` order. If any forward fails, every group is cut back to its length before
+        the step (the layers a failed forward reached had appended a position)."""
+        lengths = [g.length for g in self.groups]
+        logits = []
+        try:
+            for g in self.groups:
+                out = self.model(**g.inputs(self.device), use_cache=True,
+                                 **self._adapter_kwargs(g.adapters()))
+                g.cache = out.cache
+                logits.append(out.logits[:, -1])
+        except BaseException:
+            for g, length in zip(self.groups, lengths, strict=True):
+                kvbatch.truncate(g.cache, length)
+            raise
         self.steps += 1
         for s in self.seqs:
             s.fed += 1
-        return out.logits[:, -1]
-
-    def rollback(self, length: int) -> None:
-        """Cut every layer back to ``length`` positions after a forward that failed midway."""
-        if self.cache is not None:
-            kvbatch.truncate(self.cache, length)
+        return logits[0] if len(logits) == 1 else torch.cat(logits)
 
     def offsets(self) -> list[int]:
+        """Each sequence's first row in the logits ``decode`` returns."""
         out, at = [], 0
         for s in self.seqs:
             out.append(at)
             at += s.rows
         return out
 
+    def _group_of(self, seq: Sequence) -> Group:
+        return next(g for g in self.groups if any(s is seq for s in g.seqs))
+
     def reorder(self, seq: Sequence, sources: list[int]) -> None:
         """Beam rows continue from rows ``sources`` (relative to ``seq``'s first row)."""
-        if sources == list(range(seq.rows)):
-            return
-        first = self.offsets()[self.seqs.index(seq)]
-        kvbatch.reorder_rows(self.cache, first, [first + s for s in sources])
+        if sources != list(range(seq.rows)):
+            self._group_of(seq).reorder(seq, sources)
 
     def remove(self, gone: list[Sequence]) -> None:
-        """Take these sequences' rows out of the batch (one indexed copy per layer)."""
-        if not gone:
-            return
-        offsets = self.offsets()
-        keep_rows, keep_seqs = [], []
-        for s, at in zip(self.seqs, offsets, strict=True):
-            if s not in gone:
-                keep_rows += range(at, at + s.rows)
-                keep_seqs.append(s)
-        if not keep_seqs:
-            self.cache, self.seqs = None, []
-            return
-        real = max(s.fed for s in keep_seqs)
-        kvbatch.select(self.cache, keep_rows, self.length - real)
-        self.seqs = keep_seqs
+        """Take these sequences' rows out of their groups (one indexed copy per layer)."""
+        if gone:
+            ids = {id(s) for s in gone}
+            for g in self.groups:
+                g.remove(ids)
+            self.groups = [g for g in self.groups if g.seqs]
 
     def row_kv(self, seq: Sequence):
         """A single-row sequence's KV, detached for the prefix cache."""
-        return kvbatch.row_kv(self.cache, self.offsets()[self.seqs.index(seq)], seq.fed)
+        return self._group_of(seq).row_kv(seq)
 
     def clear(self) -> None:
-        self.cache, self.seqs = None, []
+        self.groups = []
 
     # -- adapters (between steps only: the worker thread calls these) -------------------
     def add_adapter(self, key: str, path: str) -> None:

@@ -43,6 +43,10 @@ __all__ = ["GenRequest", "Handle", "Scheduler"]
 log = logging.getLogger("mnemo.engine")
 
 
+def stopping() -> GenerationFailed:
+    return GenerationFailed("The server is shutting down; retry.", headers={"Retry-After": "1"})
+
+
 class Scheduler(Stages):
     """Own the model; accept requests from any thread; decode them in one worker thread."""
 
@@ -58,7 +62,8 @@ class Scheduler(Stages):
         self.prefix = PrefixCache(prefix_cache_bytes)
         self.runner = Runner(loaded)
         self.output = Output(self.tokenizer, loaded.eos_ids, loaded.context_window, self._release)
-        self.kv_tokens = kv_budget_tokens or default_kv_tokens(loaded)
+        self.kv_budget = kv_budget_tokens or default_kv_tokens(loaded)  # as configured
+        self.kv_tokens = self.kv_budget  # in force (lowered after out of memory, until idle)
         self.fixed_chunk = prefill_chunk_tokens
         self.step_tokens = prefill_chunk_tokens or 128  # re-measured after each chunk
         self.waiting: list[Sequence] = []
@@ -71,6 +76,8 @@ class Scheduler(Stages):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._calls: list[tuple] = []  # (fn, future, ready): run between steps
+        self._closed = False  # the worker has stopped
+        self._live: list[Sequence] = []  # every sequence not yet ended
         self._by_adapter: dict[str | None, int] = {}  # requests in flight per adapter key
 
     # -- public, any thread -------------------------------------------------------------
@@ -93,6 +100,8 @@ class Scheduler(Stages):
     def submit(self, request: GenRequest) -> Handle:
         """Queue a request, or raise Overloaded when too many are already waiting."""
         with self._lock:
+            if self._closed:
+                raise stopping()
             if self._inflight >= self.max_batch_size + self.max_queue:
                 raise Overloaded(
                     f"The server is busy: {self._inflight} requests are running or waiting. "
@@ -126,7 +135,10 @@ class Scheduler(Stages):
         may change there. The returned future holds its result or its exception."""
         future: Future = Future()
         with self._lock:
-            self._calls.append((fn, future, ready))
+            if self._closed:
+                future.set_exception(stopping())
+            else:
+                self._calls.append((fn, future, ready))
         return future
 
     def _run_calls(self) -> None:
@@ -159,20 +171,22 @@ class Scheduler(Stages):
             except Exception as exc:  # a fault of the worker itself: end all it held, go on
                 log.exception("generation worker failed; ending every request it held")
                 self._fail_all(exc)
-        stopping = GenerationFailed("The server is shutting down; retry.", headers={"Retry-After": "1"})
-        self._fail_all(stopping)
         with self._lock:
+            self._closed = True  # submit and call refuse from now on
             calls, self._calls = self._calls, []
+        self._fail_all(stopping())
         for _fn, future, _ready in calls:
-            future.set_exception(stopping)
+            future.set_exception(stopping())
 
     def _all(self) -> list[Sequence]:
-        return self.waiting + self.prefilling + self.runner.seqs
+        """Every sequence not yet ended, whatever its state, in transit between lists too."""
+        self._live = [s for s in self._live if not s.handle.done]
+        return list(self._live)
 
     def _fail_all(self, exc: BaseException) -> None:
         for seq in self._all():
             self.output.fail(seq, exc)
-        self.waiting, self.prefilling = [], []
+        self._live, self.waiting, self.prefilling = [], [], []
         self.runner.clear()
         while True:
             try:
@@ -182,7 +196,9 @@ class Scheduler(Stages):
 
     def _take_arrivals(self) -> None:
         """Turn queued requests into sequences (admission) and look up their cached prefix."""
-        block = not self._all() and not self._calls
+        block = not self._all()  # a pending call waits at most this 0.2 s
+        if block:
+            self.kv_tokens = self.kv_budget  # idle: a budget lowered by out of memory recovers
         while True:
             try:
                 handle = self._queue.get(timeout=0.2) if block else self._queue.get_nowait()
@@ -200,6 +216,7 @@ class Scheduler(Stages):
                 log.exception("admission failed for one request")
                 self.output.fail(handle, exc)
                 continue
+            self._live.append(seq)
             self._wait(seq)
 
     def _wait(self, seq: Sequence) -> None:
@@ -228,7 +245,7 @@ class Scheduler(Stages):
         if gone:
             self.waiting = [s for s in self.waiting if s not in gone]
             self.prefilling = [s for s in self.prefilling if s not in gone]
-            self.runner.remove([s for s in gone if s in self.runner.seqs])
+            self._remove([s for s in gone if s in self.runner.seqs])
 
     def _plan(self):
         budget = Budget(max_batch=self.max_batch_size, kv_tokens=self.kv_tokens,
@@ -249,7 +266,9 @@ class Scheduler(Stages):
     def _preempt(self, seq: Sequence) -> None:
         log.warning("preempting request %d (%d tokens): the batch is over its KV budget",
                     seq.order, seq.length)
-        self.runner.remove([seq])
+        self._remove([seq])
+        if seq.handle.done:  # the removal failed and ended it
+            return
         seq.preempt()
         self.preemptions += 1
         self._wait(seq)

@@ -127,20 +127,30 @@ class Stages:
         if not joining:
             return
         drop_left = kvbatch.cache_length(cache) - max(s.fed for s in joining)
-        if rows != list(range(len(seqs))) or drop_left:
-            kvbatch.select(cache, rows, drop_left)  # one indexed copy; none for a lone prompt
-        self.runner.join(joining, cache)
+        try:  # both build new buffers before anything takes them: the batch is untouched
+            if rows != list(range(len(seqs))) or drop_left:
+                kvbatch.select(cache, rows, drop_left)  # one indexed copy; none for a lone prompt
+            self.runner.join(joining, cache)
+        except Exception as exc:
+            log.exception("joining %d request(s) to the batch failed", len(joining))
+            for seq in joining:
+                self.output.fail(seq, exc)
 
     # -- decode -------------------------------------------------------------------------
     def _decode(self) -> None:
-        length = self.runner.length
         try:
-            logits = self.runner.decode()
+            logits = self.runner.decode()  # rolls the KV back itself if it fails
         except torch.OutOfMemoryError:
-            self.runner.rollback(length)
-            victim = next((s for s in reversed(self.runner.seqs[1:]) if s.preemptible), None)
+            by_age = sorted(self.runner.seqs, key=lambda s: s.order)
+            victim = next((s for s in reversed(by_age[1:]) if s.preemptible), None)
             if victim is not None:
-                log.warning("out of memory in a decode step; preempting the newest request")
+                # What ran out is what the KV budget allowed: lower it to what is left, so the
+                # victim waits for room instead of being readmitted into the same failure (it
+                # is back to the configured budget once the engine is idle).
+                left = self.runner.rows - victim.rows
+                self.kv_tokens = min(self.kv_tokens, left * (self.runner.length + 1))
+                log.warning("out of memory in a decode step; preempting the newest request, "
+                            "KV budget now %d positions", self.kv_tokens)
                 self._preempt(victim)
                 return
             log.exception("out of memory in a decode step with nothing to preempt")
@@ -167,15 +177,29 @@ class Stages:
         for seq, at in zip(seqs, offsets, strict=True):
             if seq.beams:
                 sources = self._beam_step(seq, logits[at:at + seq.rows])
+                if sources is not None:
+                    try:
+                        self.runner.reorder(seq, sources)
+                    except Exception as exc:  # only this request's rows were being copied
+                        log.exception("reordering beams failed for one request")
+                        self.output.fail(seq, exc)
+                        sources = None
                 if sources is None:
                     gone.append(seq)
-                else:
-                    self.runner.reorder(seq, sources)
             elif seq not in tokens or self.output.accept(seq, tokens[seq]):
                 gone.append(seq)
                 if seq in tokens:
                     self._store(seq)
-        self.runner.remove(gone)
+        self._remove(gone)
+
+    def _remove(self, gone: list[Sequence]) -> None:
+        """Drop ended rows; if that fails (out of memory copying the rest), the batch's state
+        is unknown, so every request still in it ends with the error."""
+        try:
+            self.runner.remove(gone)
+        except Exception as exc:
+            log.exception("removing finished rows failed; ending the running requests")
+            self._fail_running(exc)
 
     def _sample(self, seqs: list[Sequence], logits) -> dict[Sequence, int]:
         """Sample all rows at once; if that fails, row by row, failing only rows that fail."""
