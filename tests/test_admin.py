@@ -3,6 +3,7 @@ against the loaded model, load / replace / unload, with requests in flight."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -10,6 +11,7 @@ import time
 import pytest
 import torch
 from peft import LoraConfig, get_peft_model
+from safetensors.torch import load_file, save_file
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from api import create_app
@@ -20,12 +22,18 @@ ADMIN = "admin-key-0123456789abcdef"
 CLIENT = "client-key-0123456789abcdef"
 
 
-def make_adapter(model_dir, out, seed: int, rank: int = 4, targets=("q_proj", "v_proj")):
+def make_adapter(model_dir, out, seed: int, rank: int = 4, targets=("q_proj", "v_proj"), **extra):
     torch.manual_seed(seed)
     base = LlamaForCausalLM.from_pretrained(model_dir)
-    config = LoraConfig(r=rank, lora_alpha=64, target_modules=list(targets), init_lora_weights=False)
+    config = LoraConfig(r=rank, lora_alpha=64, target_modules=list(targets), init_lora_weights=False,
+                        **extra)
     get_peft_model(base, config).save_pretrained(out)
     return out
+
+
+def edit_config(path, **changes):
+    cfg = json.loads((path / "adapter_config.json").read_text())
+    (path / "adapter_config.json").write_text(json.dumps({**cfg, **changes}))
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +51,22 @@ def adapter_root(tmp_path_factory, tiny_dir):
     make_adapter(tiny_dir, root / "wrong-rank", seed=14)
     cfg = (root / "wrong-rank" / "adapter_config.json")
     cfg.write_text(cfg.read_text().replace('"r": 4', '"r": 8'))
+    # Adapters that would change the base model, or need a forward Mnemo does not run.
+    make_adapter(tiny_dir, root / "dora", seed=17, use_dora=True)
+    make_adapter(tiny_dir, root / "saves-head", seed=18, modules_to_save=["lm_head"])
+    make_adapter(tiny_dir, root / "embedding", seed=19, targets=("embed_tokens",))
+    make_adapter(tiny_dir, root / "replicates", seed=20)
+    edit_config(root / "replicates", layer_replication=[[0, 2]])
+    make_adapter(tiny_dir, root / "regex", seed=21)
+    edit_config(root / "regex", target_modules=".*proj")
+    make_adapter(tiny_dir, root / "extra-tensor", seed=22)
+    weights = load_file(root / "extra-tensor" / "adapter_model.safetensors")
+    weights["base_model.model.model.norm.weight"] = torch.zeros(64)
+    save_file(weights, root / "extra-tensor" / "adapter_model.safetensors")
+    make_adapter(tiny_dir, root / "half", seed=23)
+    weights = load_file(root / "half" / "adapter_model.safetensors")
+    save_file({k: v for k, v in weights.items() if "lora_B" not in k},
+              root / "half" / "adapter_model.safetensors")
     # Pickled weights only.
     pickled = root / "pickled"
     make_adapter(tiny_dir, pickled, seed=15)
@@ -110,6 +134,13 @@ def test_admin_calls_need_an_admin_key_not_a_client_key(admin_app):
     ("pickled", "only safetensors"),
     ("other-base", "another base model"),
     ("wrong-rank", "wrong rank"),
+    ("dora", "use_dora"),
+    ("saves-head", "modules_to_save"),
+    ("embedding", "not linear layers"),
+    ("replicates", "layer_replication"),
+    ("regex", "regular expression"),
+    ("extra-tensor", "would replace the model's own"),
+    ("half", "only one of its A and B"),
 ])
 def test_loads_that_must_be_refused_leave_everything_as_it_was(admin_app, path, reason):
     c = admin_app.test_client()
@@ -148,6 +179,25 @@ def test_load_use_replace_and_unload(admin_app, adapter_root):
     assert chat(c)[1]["message"]["content"] == base
     keys = set(admin_app.extensions["engine"].scheduler.model.peft_config)
     assert keys == {"shouty"}  # both versions left the model
+
+
+def test_unloading_every_adapter_leaves_the_plain_model_working(admin_app):
+    c = admin_app.test_client()
+    base, shouty = chat(c)[1]["message"], chat(c, adapter="shouty")[1]["message"]
+    assert call(c, "DELETE", "/admin/adapters/shouty")[0] == 200
+    assert chat(c)[1]["message"] == base
+    assert call(c, "POST", "/admin/adapters", name="again", path="one")[0] == 201
+    assert chat(c)[1]["message"] == base and chat(c, adapter="again")[0] == 200
+    assert call(c, "DELETE", "/admin/adapters/again")[0] == 200
+    assert chat(c)[1]["message"] == base != shouty
+
+
+def test_names_must_be_plain_and_not_the_base_model(admin_app):
+    c = admin_app.test_client()
+    assert call(c, "POST", "/admin/adapters", name="n\n", path="one")[0] == 400
+    assert call(c, "POST", "/admin/adapters", name="a/b", path="one")[0] == 400
+    model_id = admin_app.extensions["engine"].model_id
+    assert call(c, "POST", "/admin/adapters", name=model_id, path="one")[0] == 409
 
 
 def test_unload_waits_for_requests_in_flight_and_refuses_new_ones(admin_app, monkeypatch):

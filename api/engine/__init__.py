@@ -104,6 +104,8 @@ class Engine:
         """Check, load (in the worker, between steps) and publish an adapter; the old one of
         that name, when replaced, leaves the model once its requests have finished."""
         root = Path(self.settings.adapter_dir)
+        if name == self.model_id:
+            raise AdapterConflict(f"{name!r} is the base model's name.", param="name")
         with self._admin_lock:
             if self.registry.get(name) is not None and not replace:
                 raise AdapterConflict(f"An adapter named {name!r} is loaded; send "

@@ -7,8 +7,10 @@ the model is touched:
 - the path is resolved and must stay inside ``MNEMO_ADAPTER_DIR`` (``..``, absolute paths
   elsewhere and symlinks that leave it are refused), and so must each file it reads;
 - only ``adapter_model.safetensors`` weights (a pickle can run code when loaded);
-- a LoRA config whose target modules exist in the loaded model, whose rank is the weights' rank,
-  and whose every weight fits the layer it adapts (a different base model fails here).
+- plain LoRA on linear layers: config keys that would change the base model or need another
+  forward (modules_to_save, layer_replication, DoRA, rank patterns, ...) are refused, and the
+  weights file may hold only the targeted layers' A and B matrices, each of the shape the
+  loaded model needs at the config's rank (a different base model fails here).
 The model itself changes only in the worker thread, between steps (``Scheduler.call``); a load
 that fails there is undone, so the server is as it was. An unloaded adapter's name is refused
 at once; its weights leave the model when the requests already using it have finished.
@@ -17,9 +19,12 @@ at once; its weights leave the model when the requests already using it have fin
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+import torch
 
 from ..exceptions import AdapterConflict, AdapterInvalid, AdapterNotFound
 
@@ -59,8 +64,24 @@ def confine(root: Path, relative: str) -> Path:
     return target
 
 
+# Config keys that may hold anything (checked below where it matters). Every other key must be
+# empty (None, False, {}, [] or ""): those change the base model (modules_to_save,
+# layer_replication, trainable tokens, biases), need a forward Mnemo does not run (DoRA, aLoRA),
+# or give layers ranks the weights check does not cover (rank_pattern).
+FREE_KEYS = {"peft_type", "r", "lora_alpha", "target_modules", "lora_dropout", "task_type",
+             "base_model_name_or_path", "revision", "inference_mode", "init_lora_weights",
+             "peft_version", "auto_mapping", "megatron_core", "qalora_group_size", "use_rslora",
+             "bias", "layers_pattern"}
+WEIGHT = re.compile(r"base_model\.model\.(?P<module>.+)\.lora_(?P<part>[AB])\.weight")
+DTYPES = {"F32", "F16", "BF16"}
+
+
 def inspect(path: Path, model) -> tuple[int, tuple[str, ...]]:
-    """Check an adapter directory against the loaded model; return (rank, target modules)."""
+    """Check an adapter directory against the loaded model; return (rank, target modules).
+
+    Only plain LoRA on linear layers is accepted, and the weights file may hold nothing but
+    those layers' A and B matrices: nothing it contains can overwrite a base model weight.
+    """
     if not (path / WEIGHTS).is_file():
         raise AdapterInvalid(f"{path.name} has no {WEIGHTS} (only safetensors weights are loaded).",
                              param="path")
@@ -70,53 +91,72 @@ def inspect(path: Path, model) -> tuple[int, tuple[str, ...]]:
         raise AdapterInvalid(f"{path.name}/{CONFIG} cannot be read: {exc}", param="path") from None
     if not isinstance(config, dict) or config.get("peft_type") != "LORA":
         raise AdapterInvalid(f"{path.name} is not a LoRA adapter (peft_type must be LORA).")
-    rank = config.get("r")
-    targets = config.get("target_modules")
-    if isinstance(targets, str):
-        targets = [targets]
-    if not isinstance(rank, int) or rank < 1 or not isinstance(targets, list) or not targets:
-        raise AdapterInvalid(f"{path.name}/{CONFIG} needs a rank r and target_modules.")
-    modules = dict(_base(model).named_modules())
-    suffixes = {name.rsplit(".", 1)[-1] for name in modules}
+    for key, value in config.items():
+        if key not in FREE_KEYS and value not in (None, False, {}, [], ""):
+            raise AdapterInvalid(f"{path.name}/{CONFIG}: {key} = {value!r} is not supported "
+                                 "(only plain LoRA on linear layers is loaded at run time).")
+    if config.get("bias", "none") != "none":
+        raise AdapterInvalid(f"{path.name}/{CONFIG}: bias must be \"none\".")
+    rank, targets = config.get("r"), config.get("target_modules")
+    if type(rank) is not int or rank < 1:
+        raise AdapterInvalid(f"{path.name}/{CONFIG}: r must be a positive integer.")
+    if not isinstance(targets, list) or not targets or not all(isinstance(t, str) for t in targets):
+        raise AdapterInvalid(f"{path.name}/{CONFIG}: target_modules must be a list of module "
+                             "names (a regular expression is not accepted here).")
+    linears = _linear_layers(model)
+    suffixes = {name.rsplit(".", 1)[-1] for name in linears}
     missing = sorted(t for t in targets if t not in suffixes)
     if missing:
-        raise AdapterInvalid(f"target modules {missing} do not exist in the loaded model.")
-    _check_weights(path, modules, rank)
+        raise AdapterInvalid(f"target modules {missing} are not linear layers of the loaded model.")
+    _check_weights(path, {n: m for n, m in linears.items() if n.rsplit(".", 1)[-1] in targets},
+                   rank)
     return rank, tuple(sorted(targets))
 
 
-def _base(model):
-    """The transformers model under a PeftModel (or the model itself)."""
-    return model.get_base_model() if hasattr(model, "get_base_model") else model
+def _linear_layers(model) -> dict:
+    """The model's linear layers by name (inside a LoRA wrapper, the layer it wraps)."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    out = {}
+    for name, module in base.named_modules():
+        if ".lora_" in name or name.endswith("base_layer"):
+            continue
+        layer = getattr(module, "base_layer", module)
+        if isinstance(layer, torch.nn.Linear):
+            out[name] = layer
+    return out
 
 
-def _check_weights(path: Path, modules: dict, rank: int) -> None:
+def _check_weights(path: Path, targeted: dict, rank: int) -> None:
+    """Every tensor is a targeted linear layer's A or B, of the right shape and a float type."""
     from safetensors import safe_open
 
     try:
         with safe_open(str(path / WEIGHTS), framework="pt") as f:
-            shapes = {key: tuple(f.get_slice(key).get_shape()) for key in f.keys()}
+            tensors = {key: (tuple(f.get_slice(key).get_shape()), f.get_slice(key).get_dtype())
+                       for key in f.keys()}
     except Exception as exc:  # safetensors raises its own error types for a bad file
         raise AdapterInvalid(f"{path.name}/{WEIGHTS} cannot be read: {exc}") from None
-    if not shapes:
-        raise AdapterInvalid(f"{path.name}/{WEIGHTS} holds no weights.")
-    for key, shape in shapes.items():
-        module_name = key.removeprefix("base_model.model.")
-        for part in (".lora_A.weight", ".lora_B.weight"):
-            if module_name.endswith(part):
-                module_name = module_name[:-len(part)]
-                break
-        else:
-            continue
-        layer = modules.get(module_name) or modules.get(f"model.{module_name}")
-        if layer is None or not hasattr(layer, "in_features"):
-            raise AdapterInvalid(f"weight {key} adapts {module_name}, which the loaded model does "
-                                 "not have: was it trained for another base model?")
-        want = ((rank, layer.in_features) if key.endswith("lora_A.weight")
-                else (layer.out_features, rank))
+    parts: dict[str, set[str]] = {}
+    for key, (shape, dtype) in tensors.items():
+        match = WEIGHT.fullmatch(key)
+        layer = targeted.get(match["module"]) if match else None
+        if layer is None:
+            raise AdapterInvalid(f"{path.name}/{WEIGHTS} holds {key}, which is not the A or B "
+                                 "matrix of a targeted linear layer of the loaded model (another "
+                                 "base model, or weights that would replace the model's own).")
+        if dtype not in DTYPES:
+            raise AdapterInvalid(f"weight {key} is {dtype}; float32, float16 or bfloat16 only.")
+        want = (rank, layer.in_features) if match["part"] == "A" else (layer.out_features, rank)
         if shape != want:
             raise AdapterInvalid(f"weight {key} has shape {list(shape)}, the loaded model needs "
                                  f"{list(want)} (rank {rank}): wrong rank, or another base model.")
+        parts.setdefault(match["module"], set()).add(match["part"])
+    if not parts:
+        raise AdapterInvalid(f"{path.name}/{WEIGHTS} holds no LoRA weights.")
+    half = sorted(m for m, p in parts.items() if p != {"A", "B"})
+    if half:
+        raise AdapterInvalid(f"{path.name}/{WEIGHTS}: {half[0]} has only one of its A and B "
+                             "matrices.")
 
 
 class Registry:

@@ -171,4 +171,10 @@ class Runner:
             raise
 
     def delete_adapter(self, key: str) -> None:
-        self.model.delete_adapter(key)
+        """Remove an adapter; without the last one the model is unwrapped to the plain model
+        (peft keeps naming a deleted last adapter as active, and every forward fails)."""
+        if set(self.model.peft_config) == {key}:
+            self.model = self.m.model = self.model.unload().eval()
+            self._is_peft = False
+        else:
+            self.model.delete_adapter(key)

@@ -16,7 +16,7 @@ from ..service import engine, read_json
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
-NAME = validate.Regexp(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$",
+NAME = validate.Regexp(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z",
                        error="Use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter "
                              "or digit.")
 
