@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import threading
 
-import pytest
-from playwright.sync_api import sync_playwright
-
 from tests.helpers import post_json, user
-from tests.test_page import ARGS, open_page, record_chat_bodies, send, wait_reply
+from tests.test_page import browser, open_page, record_chat_bodies, send, wait_reply
 from training.legal_data import DATA, follows_form
+
+__all__ = ["browser"]  # a fixture, re-used
 
 HELDOUT = [json.loads(line)["question"] for line in open(DATA / "legal_heldout.jsonl", encoding="utf-8")]
 
@@ -56,14 +55,6 @@ def test_legal_flow_end_to_end_over_the_api(default_live):
     text = reply["message"]["content"]
     assert reply["model"] == "legal-demo" and 0 < len(text) <= 200, text
     print("legal flow answer:", text)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        yield b
-        b.close()
 
 
 def test_legal_flow_in_the_page_with_the_adapter_picked_in_settings(browser, default_live):

@@ -21,7 +21,7 @@ class Fake:
 
 def budget(**kw) -> Budget:
     return Budget(**{"max_batch": 8, "kv_tokens": 100_000, "step_tokens": 64,
-                     "idle_step_tokens": 2048, **kw})
+                     "idle_step_tokens": 2048, "short_tokens": 0, **kw})
 
 
 def planned(plan):
@@ -63,6 +63,14 @@ def test_slots_limit_requests_not_rows():
     assert planned(plan) == [(3, 5)]
 
 
+def test_short_prompts_start_whole_beside_a_long_prompts_chunk():
+    running = [Fake(1, 0, 40)]
+    waiting = [Fake(2, 4000, 4000), Fake(3, 40, 40), Fake(4, 100, 100), Fake(5, 200, 200)]
+    plan = plan_step(waiting, [], running, 40, budget(short_tokens=256))
+    # 2 gets its chunk, 3 and 4 start whole from the short pool; 5 would overflow it and waits.
+    assert planned(plan) == [(2, 64), (3, 40), (4, 100)]
+
+
 def test_kv_budget_stops_admission_in_order_without_overtaking():
     running = [Fake(1, 0, 100)]
     waiting = [Fake(2, 10, 300), Fake(3, 10, 10)]
@@ -93,20 +101,21 @@ seqs = st.lists(st.tuples(st.integers(1, 3000), st.integers(1, 4), st.booleans()
 
 
 @given(waiting=seqs, running=seqs, kv=st.integers(100, 20_000), step=st.integers(16, 512),
-       slots=st.integers(1, 8))
-def test_plans_respect_every_budget(waiting, running, kv, step, slots):
+       slots=st.integers(1, 8), short=st.integers(0, 300))
+def test_plans_respect_every_budget(waiting, running, kv, step, slots, short):
     order = iter(range(1000))
     w = [Fake(next(order), n, n, rows) for n, rows, _ in waiting]
     r = [Fake(next(order), 0, n, rows, pre) for n, rows, pre in running][:slots]
     length = max((s.length for s in r), default=0)
-    plan = plan_step(w, [], r, length, budget(max_batch=slots, kv_tokens=kv, step_tokens=step))
+    plan = plan_step(w, [], r, length, budget(max_batch=slots, kv_tokens=kv, step_tokens=step,
+                                              short_tokens=short))
     kept = [s for s in r if s not in plan.preempt]
     assert all(s.preemptible for s in plan.preempt) and (not r or r[0] in kept)
     if len(kept) > 1:
         assert sum(s.rows for s in kept) * (max(s.length for s in kept) + 1) <= kv or \
             not any(s.preemptible for s in kept[1:])
     tokens = sum(n for _, n in plan.prefill)
-    assert tokens <= (step if kept else 2048)
+    assert tokens <= (step + short if kept else 2048)
     assert len(kept) + len(plan.prefill) <= max(slots, len(kept))
     admitted = [s.order for s, _ in plan.prefill]
     assert admitted == sorted(admitted) == [s.order for s in w[:len(admitted)]]  # no overtaking

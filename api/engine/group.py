@@ -14,6 +14,15 @@ from . import batch as kvbatch
 from .request import Sequence
 
 
+def offsets(seqs: list[Sequence]) -> list[int]:
+    """Each sequence's first row, its rows following one another."""
+    out, at = [], 0
+    for s in seqs:
+        out.append(at)
+        at += s.rows
+    return out
+
+
 class Group:
     def __init__(self, seqs: list[Sequence], cache):
         self.seqs = list(seqs)
@@ -33,11 +42,7 @@ class Group:
         return sum(s.fed * s.rows for s in self.seqs)
 
     def offsets(self) -> list[int]:
-        out, at = [], 0
-        for s in self.seqs:
-            out.append(at)
-            at += s.rows
-        return out
+        return offsets(self.seqs)
 
     def inputs(self, device: torch.device) -> dict:
         """One decode step's inputs: every row's next token at its own position."""

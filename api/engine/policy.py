@@ -9,8 +9,11 @@ plan out; no model and no torch, so it is tested with fake sequences (tests/test
   newest single-row requests are preempted (they wait again and recompute their history later);
   the oldest request always keeps going, alone if it must, so nothing waits forever.
 - **Step budget**: while anything decodes, one step prefills at most ``step_tokens`` prompt
-  tokens, so a long prompt is prefilled in chunks between decode steps and running streams keep
-  flowing. With nothing decoding, a step may prefill ``idle_step_tokens``.
+  tokens of long prompts, so a long prompt is prefilled in chunks between decode steps and
+  running streams keep flowing; besides, whole short prompts (the next turn of a conversation
+  whose history is cached, a new question) of up to ``short_tokens`` in all start at once, as
+  they cost about one decode step together. With nothing decoding, a step may prefill
+  ``idle_step_tokens``.
 - **Order**: oldest first. A prompt that has started prefilling continues before new ones
   start; a waiting request does not overtake an older one that does not fit.
 """
@@ -37,6 +40,7 @@ class Budget:
     kv_tokens: int
     step_tokens: int
     idle_step_tokens: int = 2048
+    short_tokens: int = 256
 
 
 @dataclass
@@ -63,6 +67,7 @@ def plan_step(waiting: list[Seq], prefilling: list[Seq], running: list[Seq], bat
 
     decoding = bool(running)
     left = budget.step_tokens if decoding else budget.idle_step_tokens
+    short_left = budget.short_tokens if decoding else 0  # whole short prompts, besides
     slots = budget.max_batch - len(running)
     for seq in sorted(prefilling, key=lambda s: s.order):
         slots -= 1
@@ -72,15 +77,20 @@ def plan_step(waiting: list[Seq], prefilling: list[Seq], running: list[Seq], bat
             plan.prefill.append((seq, n))
             left -= n
     for seq in sorted(waiting, key=lambda s: s.order):
-        if slots <= 0 or left < min(seq.to_prefill, MIN_CHUNK):
+        short = seq.to_prefill <= short_left
+        if slots <= 0 or (not short and left < min(seq.to_prefill, MIN_CHUNK)):
             break
         new_rows, new_length = rows + seq.rows, max(length, seq.length)
         alone = not running and not plan.prefill and not prefilling
         if new_rows * (new_length + 1) > budget.kv_tokens and not alone:
             break
-        n = min(seq.to_prefill, left)
+        if short:
+            n = seq.to_prefill
+            short_left -= n
+        else:
+            n = min(seq.to_prefill, left)
+            left -= n
         plan.prefill.append((seq, n))
-        left -= n
         slots -= 1
         rows, length = new_rows, new_length
     return plan

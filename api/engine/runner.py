@@ -21,7 +21,7 @@ import torch
 
 from . import batch as kvbatch
 from . import prefill
-from .group import Group
+from .group import Group, offsets
 from .kvbuffer import new_cache
 from .loader import Loaded
 from .request import Sequence
@@ -123,11 +123,7 @@ class Runner:
 
     def offsets(self) -> list[int]:
         """Each sequence's first row in the logits ``decode`` returns."""
-        out, at = [], 0
-        for s in self.seqs:
-            out.append(at)
-            at += s.rows
-        return out
+        return offsets(self.seqs)
 
     def _group_of(self, seq: Sequence) -> Group:
         return next(g for g in self.groups if any(s is seq for s in g.seqs))
