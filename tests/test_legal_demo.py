@@ -59,6 +59,7 @@ def test_legal_flow_end_to_end_over_the_api(default_live):
 
 def test_legal_flow_in_the_page_with_the_adapter_picked_in_settings(browser, default_live):
     context = browser.new_context()
+    context.set_default_timeout(180_000)  # a 4-beam search of up to 200 tokens on 2 CPU cores
     page = open_page(context, default_live.url)
     page.click("#toggle-settings")
     page.select_option("#set-template", "legal")
