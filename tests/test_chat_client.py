@@ -26,9 +26,12 @@ def chat(url, directory, *args, text="Hello there", timeout=120):
 
 
 def start(url, directory, *args, text="Hello there"):
+    # As in a terminal, Ctrl-C reaches the client with its default action, even when the tests
+    # themselves run as a background job (whose children inherit an ignored SIGINT).
     proc = subprocess.Popen([sys.executable, "-m", "client", "--url", url, "--dir",
                              str(directory), *args], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.stdin.write(text)
     proc.stdin.close()
     return proc
