@@ -30,6 +30,7 @@ class ChatRequest:
     compact: bool  # summarise after the reply when the history nears its budget
     recall: bool  # recall older exchanges relevant to the new message
     stream: bool = False
+    continue_reply: bool = False  # the last message is a reply cut short, to be continued
     conversation_id: str | None = None
     model: str | None = None  # /v1: the model named (the base model, or an adapter's name)
 

@@ -123,15 +123,21 @@ class PromptBuilder:
     def build(self, messages: Sequence[dict], *, system: str | None, max_new_tokens: int,
               context_window: int, max_turns: int | None, with_text: bool = False,
               context: str | None = None, covers: int = 0,
-              relevance: dict[int, float] | None = None) -> Prompt:
+              relevance: dict[int, float] | None = None, prefix: str | None = None) -> Prompt:
         """Measure, plan (``selection.plan_history``) and render; ``system`` is never trimmed.
 
         ``context`` is client-supplied text placed before the history as a user message (an
         unsigned summary); ``covers`` leading messages are replaced by a summary; ``relevance``
         (recall, opt-in) maps each older exchange's start to its similarity to the new message.
         ``with_text`` also renders the prompt as text (for previews; generation needs only ids).
+        ``prefix`` is the start of the reply, already written (a reply cut short that the model
+        continues): tokenized as text after the generation prompt, and paid from the budget.
         """
-        budget = context_window - max_new_tokens
+        prefix_ids = self.tokenize_text([prefix])[0] if prefix else []
+        budget = context_window - max_new_tokens - len(prefix_ids)
+        if prefix and budget <= 0:
+            raise ValidationFailed("The reply to continue fills the model's context window: "
+                                   "it cannot be continued.", param="messages")
         roles = [m["role"] for m in messages]
         n, last = len(messages), len(messages) - 1
         head = [{"role": "system", "content": system}] if system else []
@@ -165,6 +171,9 @@ class PromptBuilder:
                 break
             extra += len(ids) - budget
         text = self._render(head + [messages[i] for i in kept]) if with_text else None
+        if prefix:
+            ids = ids + prefix_ids
+            text = None if text is None else text + prefix
         return Prompt(ids=ids, text=text, report=plan, context_window=context_window,
                       max_new_tokens=max_new_tokens, costs=tuple(costs))
 

@@ -70,10 +70,17 @@ class _ChatBase(Schema):
     @validates_schema
     def _last_is_user(self, data, **kwargs):
         messages = data.get("messages") or []
-        if messages and messages[-1]["role"] != "user":
+        if data.get("continue"):  # the reply cut short is the last message; it is not covered
+            if len(messages) < 2 or messages[-1]["role"] != "assistant" \
+                    or messages[-2]["role"] != "user":
+                raise ValidationError(
+                    "With continue, the last message must be the assistant's reply to continue, "
+                    "after the user's message it answers.", field_name="messages")
+            messages = messages[:-1]
+        elif messages and messages[-1]["role"] != "user":
             raise ValidationError(
-                "The last message must come from the user: it is what the model answers.",
-                field_name="messages")
+                "The last message must come from the user: it is what the model answers "
+                "(or send continue: true to continue a reply).", field_name="messages")
         check_covers(data.get("summary"), messages)
 
 
@@ -124,6 +131,11 @@ class Schemas:
                                                              "older exchanges most relevant to the "
                                                              "new message. Default: the preset's "
                                                              "(off)."}),
+            "continue": StrictBoolean(metadata={"description": "The last message is an assistant "
+                                                               "reply cut short (finish_reason "
+                                                               "length): the model continues it, "
+                                                               "and the reply is only the new "
+                                                               "text."}),
             **generation_fields(settings),
         }, name="ChatRequest")()
 
@@ -177,7 +189,7 @@ class Schemas:
             system=data.get("system"), compact=data.get("compact"), recall=data.get("recall"),
             messages=data["messages"], max_turns=data.get("max_turns", DEFAULT_MAX_TURNS),
             adapter=data.get("adapter"), stream=data.get("stream", False),
-            conversation_id=data.get("conversation_id"),
+            continue_reply=data.get("continue", False), conversation_id=data.get("conversation_id"),
             summary=Summary.from_request(summary))
 
 

@@ -151,6 +151,9 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     adapter = adapter_of(req)
     system = [p for p in (req.preset.system, req.system) if p]
     context, report, summary, messages = None, None, req.summary, req.messages
+    prefix = None
+    if req.continue_reply:  # the model answers the user again, from where its reply stopped
+        prefix, messages = messages[-1]["content"], messages[:-1]
     if summary is not None:
         signed = check_summary(summary, messages, req.preset)
         prose, ledger = split(summary.text)
@@ -177,7 +180,7 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     prompt = eng.build_prompt(messages, system="\n\n".join(system) or None, context=context,
                               covers=summary.covers if summary else 0, relevance=relevance,
                               max_new_tokens=req.params.max_new_tokens, max_turns=req.max_turns,
-                              with_text=with_text)
+                              with_text=with_text, prefix=prefix)
     return Prepared(prompt, adapter, summary, report, messages)
 
 
@@ -247,6 +250,9 @@ def after_reply(req: ChatRequest, prepared: Prepared, gen: Generation) -> dict:
         return {"compaction": {"status": "off"}}
     if gen.finish_reason == "cancelled":
         return {"compaction": {"status": "not_needed", "reason": "the reply was cancelled"}}
+    if req.continue_reply:
+        return {"compaction": {"status": "not_needed", "reason": "a continuation: the reply is "
+                                                                  "not whole here"}}
     return compaction.compact_if_due(req, prepared)
 
 
