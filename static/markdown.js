@@ -1,70 +1,71 @@
-// Safe Markdown: builds DOM nodes and sets only textContent, so no model or user text is ever
-// parsed as HTML. Supports paragraphs, fenced code, lists, headings, bold, italic, inline code
-// and http(s) links.
-"use strict";
-(function () {
-  function inline(parent, text) {
-    const re = /(`[^`]+`)|(\*\*[^*]+\*\*)|(\*[^*\s][^*]*\*)|(\[[^\]]+\]\((https?:\/\/[^\s)]+)\))/g;
-    let last = 0, m;
-    while ((m = re.exec(text))) {
-      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
-      let node;
-      if (m[1]) { node = document.createElement("code"); node.textContent = m[1].slice(1, -1); }
-      else if (m[2]) { node = document.createElement("strong"); node.textContent = m[2].slice(2, -2); }
-      else if (m[3]) { node = document.createElement("em"); node.textContent = m[3].slice(1, -1); }
-      else {
-        node = document.createElement("a");
-        node.textContent = m[4].slice(1, m[4].indexOf("]("));
-        node.href = m[5]; node.rel = "noopener noreferrer nofollow"; node.target = "_blank";
-      }
-      parent.appendChild(node);
-      last = re.lastIndex;
-    }
-    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
-  }
+// Markdown by markdown-it, sanitised by DOMPurify, code highlighted by highlight.js (all three
+// vendored under static/vendor/). Raw HTML in the text stays text (markdown-it's html: false),
+// and DOMPurify removes anything else a renderer bug could let through. Links open in a new
+// tab without access to this page; only http(s) and mailto links are links. Images are never
+// loaded (a model could be talked into an image URL that carries the conversation away): they
+// become links. Each code block gets its language and a copy button.
+const SAFE_URL = /^(?:https?:|mailto:)/i;
+let md = null;
 
-  function render(text) {
-    const root = document.createDocumentFragment();
-    const lines = String(text).split("\n");
-    let i = 0;
-    while (i < lines.length) {
-      const line = lines[i];
-      if (line.startsWith("```")) {
-        const pre = document.createElement("pre"), code = document.createElement("code");
-        const body = [];
-        i++;
-        while (i < lines.length && !lines[i].startsWith("```")) body.push(lines[i++]);
-        i++;
-        code.textContent = body.join("\n");
-        pre.appendChild(code); root.appendChild(pre);
-        continue;
-      }
-      const item = /^\s*([-*]|\d+\.)\s+(.*)$/.exec(line);
-      if (item) {
-        const list = document.createElement(/\d/.test(item[1]) ? "ol" : "ul");
-        while (i < lines.length) {
-          const it = /^\s*([-*]|\d+\.)\s+(.*)$/.exec(lines[i]);
-          if (!it) break;
-          const li = document.createElement("li"); inline(li, it[2]); list.appendChild(li); i++;
-        }
-        root.appendChild(list);
-        continue;
-      }
-      const heading = /^(#{1,6})\s+(.*)$/.exec(line);
-      if (heading) {
-        const h = document.createElement("h" + Math.min(6, heading[1].length + 2));
-        inline(h, heading[2]); root.appendChild(h); i++;
-        continue;
-      }
-      if (!line.trim()) { i++; continue; }
-      const p = document.createElement("p");
-      const para = [];
-      while (i < lines.length && lines[i].trim() && !lines[i].startsWith("```") &&
-             !/^\s*([-*]|\d+\.)\s+/.test(lines[i]) && !/^#{1,6}\s/.test(lines[i])) para.push(lines[i++]);
-      para.forEach((l, k) => { if (k) p.appendChild(document.createElement("br")); inline(p, l); });
-      root.appendChild(p);
-    }
-    return root;
+function highlight(code, lang) {
+  const hljs = window.hljs;
+  if (lang && hljs && hljs.getLanguage(lang)) {
+    try { return hljs.highlight(code, { language: lang, ignoreIllegals: true }).value; }
+    catch (err) { /* fall back to plain, escaped text */ }
   }
-  window.MnemoMarkdown = { render };
-})();
+  return "";
+}
+
+function renderer() {
+  if (md) return md;
+  md = window.markdownit({ html: false, linkify: true, breaks: false, highlight });
+  md.validateLink = (url) => SAFE_URL.test(url.trim());
+  md.renderer.rules.image = (tokens, idx) => {
+    const token = tokens[idx], src = token.attrGet("src") || "";
+    const alt = md.utils.escapeHtml(token.content || "image");
+    if (!SAFE_URL.test(src)) return alt;
+    return `<a href="${md.utils.escapeHtml(src)}">image: ${alt}</a>`;
+  };
+  window.DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A") {
+      node.setAttribute("target", "_blank");
+      node.setAttribute("rel", "noopener noreferrer nofollow");
+    }
+  });
+  return md;
+}
+
+const PURIFY = {
+  RETURN_DOM_FRAGMENT: true,
+  FORBID_TAGS: ["img", "style", "form", "input", "button", "textarea", "select", "svg", "math",
+                "iframe", "video", "audio", "source", "picture"],
+  FORBID_ATTR: ["style", "id", "name"],
+  ALLOWED_URI_REGEXP: SAFE_URL,
+};
+
+// Text to a DocumentFragment that is safe to insert.
+export function render(text) {
+  const frag = window.DOMPurify.sanitize(renderer().render(text || ""), PURIFY);
+  for (const pre of frag.querySelectorAll("pre")) {
+    const code = pre.querySelector("code");
+    if (code) code.classList.add("hljs"); // the highlight.js theme's colours
+    const lang = code && /(?:^|\s)language-(\S+)/.exec(code.className);
+    const head = document.createElement("div");
+    head.className = "code-head";
+    const label = document.createElement("span");
+    label.textContent = lang ? lang[1] : "code";
+    const copy = document.createElement("button");
+    copy.type = "button";
+    copy.className = "copy-code";
+    copy.textContent = "Copy";
+    copy.setAttribute("aria-label", "Copy code" + (lang ? ` (${lang[1]})` : ""));
+    head.append(label, copy);
+    const box = document.createElement("div");
+    box.className = "code-block";
+    pre.replaceWith(box);
+    box.append(head, pre);
+  }
+  return frag;
+}
+
+window.MnemoMarkdown = { render };
