@@ -1,5 +1,5 @@
 // Light, dark or the system's setting (the default). The choice is kept in this browser; the
-// colours are CSS variables chosen by color-scheme (style.css), and the code theme follows.
+// colours are CSS variables chosen by color-scheme (style.css), and the code theme (highlight.js a11y-light or a11y-dark) follows.
 import { $ } from "./ui.js";
 
 const KEY = "mnemo.theme";

@@ -89,9 +89,12 @@ CORPUS = [
 ]
 BAD = """() => { const bad = [];
     for (const n of document.querySelectorAll('.msg *, #probe *')) {
-      for (const a of n.attributes) if (/^on/i.test(a.name) || a.name === 'style') bad.push(n.tagName + ' ' + a.name);
+      for (const a of n.attributes) {
+        if (/^on/i.test(a.name) || a.name === 'style') bad.push(n.tagName + ' ' + a.name);
+      }
       if (/^(IMG|SCRIPT|IFRAME|SVG|STYLE|FORM|OBJECT|EMBED)$/i.test(n.tagName)) bad.push(n.tagName);
-      if (n.tagName === 'A' && !/^(https?:|mailto:)/i.test(n.getAttribute('href') || 'https:')) bad.push('href ' + n.getAttribute('href'));
+      const href = n.tagName === 'A' ? n.getAttribute('href') || 'https:' : 'https:';
+      if (!/^(https?:|mailto:)/i.test(href)) bad.push('href ' + href);
     }
     return bad; }"""
 
@@ -144,7 +147,8 @@ def test_copy_button_copies_the_code(browser, live):
         send(page, "code please")
         wait_reply(page, 2)
         page.get_by_role("button", name="Copy code (js)").click()
-        page.wait_for_function("async () => (await navigator.clipboard.readText()) === 'const answer = 42;\\n'")
+        page.wait_for_function(
+            "async () => (await navigator.clipboard.readText()) === 'const answer = 42;\\n'")
     finally:
         ctx.close()
 
