@@ -12,6 +12,7 @@ from pathlib import Path
 from . import transport
 from .session import DEFAULTS, Session
 from .store import Store, default_dir, to_markdown
+from .tree import path as branch
 
 HELP = """commands:
   /new [NAME]        start a conversation (NAME, or a new dated one)
@@ -160,7 +161,7 @@ class Repl:
 
     def run(self) -> int:
         try:
-            count = len(self.session.conv()["messages"])
+            count = len(branch(self.session.conv()))
         except ValueError as err:
             print(f"error: {err}")
             return 2
@@ -259,15 +260,15 @@ class Repl:
             print(f"new conversation: {s.name}")
         elif cmd == "/list":
             for name, conv in self.store.names():
-                print(f"{'*' if name == s.name else ' '} {name}  ({len(conv['messages'])} "
+                print(f"{'*' if name == s.name else ' '} {name}  ({len(branch(conv))} "
                       f"messages) {conv.get('title', '')}")
         elif cmd == "/open":
             if not rest or self.store.load(rest) is None:
                 raise LookupError(f"no conversation named {rest!r} (/list shows them)")
             s.name = rest
-            print(f"{s.name}: {len(s.conv()['messages'])} messages")
+            print(f"{s.name}: {len(branch(s.conv()))} messages")
         elif cmd == "/history":
-            for i, m in enumerate(s.conv()["messages"], 1):
+            for i, m in enumerate(branch(s.conv()), 1):
                 flag = " [pinned]" if m.get("pinned") else ""
                 status = f" ({m['status']})" if m.get("status") not in (None, "ok") else ""
                 print(f"{i:3d} {m['role']}{flag}{status}: {m['content'][:200]}")

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from . import transport
 from .store import Store, new_conversation, new_id, now_ms
+from .tree import lineage, path, subtree
 
 DEFAULTS = {"system": "", "template": "default", "adapter": "", "max_turns": 10,
             "max_new_tokens": 256, "temperature": 0.0, "compact": True, "recall": False}
@@ -61,7 +62,9 @@ class Session:
         user = {"id": new_id(), "role": "user", "content": text, "status": "pending"}
 
         def add(conv):
+            user["parent"] = conv["leaf"]  # the branch shown goes on
             conv["messages"].append(user)
+            conv["leaf"] = user["id"]
             if conv.get("title") in (None, "", "New chat"):
                 conv["title"] = text[:40]
         self.store.update(self.name, add, create=new_conversation(self.name, {**DEFAULTS}))
@@ -115,10 +118,10 @@ class Session:
         return transport.native_chat(self.url, body, self.api_key)
 
     def _history(self, conv: dict, user_id: str) -> tuple[list[str], list[dict]]:
-        """Every message up to ``user_id`` that is history (not failed, not another client's
-        unfinished turn), and that message itself."""
+        """Every message of the branch up to ``user_id`` that is history (not failed, not another
+        client's unfinished turn), and that message itself."""
         ids, out = [], []
-        for m in conv["messages"]:
+        for m in lineage(conv, user_id):
             if m["id"] == user_id or (m.get("status") in SENDABLE and m["content"].strip()):
                 ids.append(m["id"])
                 msg = {"role": m["role"], "content": m["content"]}
@@ -194,71 +197,81 @@ class Session:
 
     # -- commands ---------------------------------------------------------------------
     def retry(self) -> dict:
-        """Resend the last user message that failed, or that never got its reply."""
-        conv = self.conv()
-        for i in range(len(conv["messages"]) - 1, -1, -1):
-            m = conv["messages"][i]
+        """Resend the last user message of the branch that failed, or never got its reply."""
+        shown = path(self.conv())
+        for i in range(len(shown) - 1, -1, -1):
+            m = shown[i]
             if m["role"] == "user":
-                following = conv["messages"][i + 1:i + 2]
+                following = shown[i + 1:i + 2]
                 if m.get("status") in ("failed", "pending") or not following:
                     def reset(c, uid=m["id"]):
-                        index = next(k for k, x in enumerate(c["messages"]) if x["id"] == uid)
-                        nxt = c["messages"][index + 1:index + 2]
-                        if nxt and nxt[0]["role"] == "assistant" and nxt[0].get("status") != "ok":
-                            del c["messages"][index + 1]
-                        c["messages"][index]["status"] = "pending"
-                        c["messages"][index].pop("error", None)
+                        for x in [x for x in c["messages"] if x.get("parent") == uid]:
+                            if x["role"] == "assistant" and x.get("status") != "ok" \
+                                    and not subtree(c, x["id"]) - {x["id"]}:
+                                c["messages"].remove(x)
+                        user = next(x for x in c["messages"] if x["id"] == uid)
+                        user["status"] = "pending"
+                        user.pop("error", None)
+                        c["leaf"] = uid
                     self.store.update(self.name, reset)
                     return self.generate(m["id"])
                 break
         raise LookupError("nothing to retry: the last message got its reply")
 
     def undo(self) -> int:
-        """Remove the last exchange (the last user message and what follows it)."""
+        """Remove the branch's last exchange (its last user message and what follows it)."""
         removed = []
 
         def change(conv):
-            users = [i for i, m in enumerate(conv["messages"]) if m["role"] == "user"]
+            users = [m for m in path(conv) if m["role"] == "user"]
             if users:
-                removed.extend(conv["messages"][users[-1]:])
-                del conv["messages"][users[-1]:]
+                gone = subtree(conv, users[-1]["id"])
+                removed.extend(m for m in conv["messages"] if m["id"] in gone)
+                conv["messages"] = [m for m in conv["messages"] if m["id"] not in gone]
+                conv["leaf"] = users[-1]["parent"]
         self.store.update(self.name, change)
         return len(removed)
 
     def pin(self, number: int, on: bool = True) -> dict:
-        """Pin (or unpin) message ``number`` (1-based, as /history shows)."""
+        """Pin (or unpin) message ``number`` of the branch (1-based, as /history shows)."""
         def change(conv):
-            if not 1 <= number <= len(conv["messages"]):
+            shown = path(conv)
+            if not 1 <= number <= len(shown):
                 raise IndexError(f"there is no message {number}")
-            m = conv["messages"][number - 1]
             if on:
-                m["pinned"] = True
+                shown[number - 1]["pinned"] = True
             else:
-                m.pop("pinned", None)
-        conv = self.store.update(self.name, change)
-        return conv["messages"][number - 1]
+                shown[number - 1].pop("pinned", None)
+        return path(self.store.update(self.name, change))[number - 1]
 
 
 def _place(conv: dict, user_id: str, reply: dict | None, user_status: str | None,
            error: str | None = None) -> None:
-    """Put ``reply`` right after its user message (replacing an earlier save of it)."""
+    """Save ``reply`` as a reply to its user message (replacing an earlier save of it); the
+    branch shown moves on to it when it was showing that message."""
     messages = conv["messages"]
-    index = next((i for i, m in enumerate(messages) if m["id"] == user_id), None)
-    if index is None:  # removed meanwhile (another client's /undo): keep the reply anyway
-        if reply:
-            messages.append(dict(reply))
-        return
-    if user_status:
-        messages[index]["status"] = user_status
+    user = next((m for m in messages if m["id"] == user_id), None)
+    if user is not None and user_status:
+        user["status"] = user_status
         if error:
-            messages[index]["error"] = error
+            user["error"] = error
         else:
-            messages[index].pop("error", None)
-    existing = [i for i, m in enumerate(messages) if reply and m["id"] == reply["id"]]
+            user.pop("error", None)
+    if not reply:
+        return
+    reply = dict(reply, parent=user_id)  # kept even if another client's /undo removed the user
+    existing = [i for i, m in enumerate(messages) if m["id"] == reply["id"]]
     if existing:
-        messages[existing[0]] = dict(reply)
-    elif reply:
-        messages.insert(index + 1, dict(reply))
+        messages[existing[0]] = reply
+    else:  # after its question and any earlier version of itself
+        at = max((i for i, m in enumerate(messages) if m["id"] == user_id or (
+            m.get("parent") == user_id and m["role"] == "assistant")), default=len(messages) - 1)
+        messages.insert(at + 1, reply)
+        for m in messages:  # another client's question, sent meanwhile, follows this reply
+            if m.get("parent") == user_id and m["role"] == "user":
+                m["parent"] = reply["id"]
+    if conv.get("leaf") == user_id:
+        conv["leaf"] = reply["id"]
 
 
 def summary_for(conv: dict, ids: list[str]) -> dict | None:

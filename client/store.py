@@ -19,6 +19,9 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .tree import VERSION, upgrade
+from .tree import path as branch
+
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,99}$")
 
 
@@ -42,8 +45,8 @@ def new_id() -> str:
 
 def new_conversation(title: str, settings: dict) -> dict:
     t = now_ms()
-    return {"id": new_id(), "title": title, "created": t, "updated": t,
-            "settings": dict(settings), "messages": []}
+    return {"version": VERSION, "id": new_id(), "title": title, "created": t, "updated": t,
+            "settings": dict(settings), "messages": [], "leaf": None}
 
 
 class Store:
@@ -152,10 +155,12 @@ def check_conversation(data: object) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(
             data.get("messages"), list):
         raise ValueError("not a Mnemo conversation (the page's export format)")
-    return data
+    if not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in data["messages"]):
+        raise ValueError("not a Mnemo conversation: every message needs an id")
+    return upgrade(data)
 
 
 def to_markdown(conv: dict) -> str:
-    """The page's Markdown export."""
-    body = "\n".join(f"**{m['role']}:**\n\n{m['content']}\n" for m in conv["messages"])
+    """The page's Markdown export: the branch shown."""
+    body = "\n".join(f"**{m['role']}:**\n\n{m['content']}\n" for m in branch(conv))
     return f"# {conv.get('title', '')}\n\n" + body

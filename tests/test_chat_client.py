@@ -349,3 +349,37 @@ def test_imports_take_any_title_and_the_same_conversation_keeps_one_file(tmp_pat
     again = store.import_file(tmp_path / "export.json")
     assert first == again == ["notes-lock"]
     assert [name for name, _conv in store.names()] == ["notes-lock"]
+
+
+def test_a_page_export_with_branches_goes_on_from_the_branch_shown(live, tmp_path):
+    """Format 2: the page keeps every version; the terminal sends, shows, pins and undoes the
+    branch the page showed, and keeps the other versions in the file."""
+    def msg(i, role, parent, text):
+        return {"id": f"m{i}", "role": role, "content": text, "status": "ok", "parent": parent}
+    conv = {"version": 2, "id": "b1", "title": "Branches", "settings": {"max_new_tokens": 8},
+            "leaf": "m5",
+            "messages": [msg(1, "user", None, "Old question"), msg(2, "assistant", "m1", "Old answer"),
+                         msg(3, "user", None, "New question"), msg(4, "assistant", "m3", "First try"),
+                         msg(5, "assistant", "m3", "Second try")]}
+    (tmp_path / "export.json").write_text(json.dumps(
+        {"format": "mnemo.conversations", "version": 2, "conversations": [conv]}))
+    store = Store(tmp_path)
+    [name] = store.import_file(tmp_path / "export.json")
+    session = Session(store, name, url=live.url, api_key=None, write=lambda s: None)
+    reply = session.ask("Follow-up")
+    assert reply["report"]["received"] == 3  # New question, Second try, Follow-up
+    saved_conv = store.load(name)
+    shown = [m["content"] for m in branch_of(saved_conv)]
+    assert shown[:3] == ["New question", "Second try", "Follow-up"] and len(shown) == 4
+    assert len(saved_conv["messages"]) == 7  # the other versions stay
+    session.pin(1)
+    assert next(m for m in store.load(name)["messages"] if m["id"] == "m3")["pinned"] is True
+    assert session.undo() == 2
+    after = store.load(name)
+    assert after["leaf"] == "m5" and len(after["messages"]) == 5
+
+
+def branch_of(conv):
+    from client.tree import path
+
+    return path(conv)
