@@ -150,7 +150,7 @@ function renderMessage(m, last) {
     else if (last) button(meta, "Retry", regenerate);
   }
   if (m.status === "stopped") meta.appendChild(el("span", "", "stopped"));
-  if (m.pinned) meta.appendChild(el("span", "pin-mark", "📌 pinned"));
+  if (m.pinned) meta.appendChild(el("span", "pin-mark", "pinned"));
   if (m.report) meta.appendChild(report(m.report, meta));
   if (m.compaction && m.compaction.status === "failed") {
     meta.appendChild(el("span", "warn", "summary failed: " + m.compaction.reason));

@@ -31,7 +31,7 @@ export function initSidebar(app) {
       open.onclick = () => { app.open(conv.id, hit && hit.id); app.hideSidebar(); };
       li.appendChild(open);
       button(li, "✎", () => rename(conv.id), `Rename "${conv.title}"`).className = "icon";
-      button(li, "🗑", () => remove(conv.id), `Delete "${conv.title}"`).className = "icon";
+      button(li, "×", () => remove(conv.id), `Delete "${conv.title}"`).className = "icon";
       li.dataset.id = conv.id;
       ul.appendChild(li);
     }
