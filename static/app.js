@@ -13,8 +13,9 @@ import { $, banner, button, download, el, mark } from "./ui.js";
 
 window.MnemoStore = S; // for tests and the curious: the page's storage, as the page uses it
 
-const app = { config: null, current: null, controller: null, query: "", persisted: null };
+const app = { config: null, current: null, controller: null, running: null, query: "", persisted: null };
 let sidebar, memory, storageWarned = false;
+const sel = (id) => `.msg[data-id="${CSS.escape(id)}"]`;
 
 // -- conversations -------------------------------------------------------------------------
 function defaults() {
@@ -22,16 +23,39 @@ function defaults() {
   return { system: "", template: "default", adapter: "", max_turns: d.max_turns,
            max_new_tokens: d.max_new_tokens, temperature: 0, compact: true, recall: false };
 }
-function write(conv) { return conv.deleted ? false : S.write(conv); }
+const write = (conv) => S.write(conv);
 app.save = () => write(app.current);
 function remember(id) {
   try { localStorage.setItem("mnemo.v1.current", id); } catch (e) { /* only a convenience */ }
 }
-// Open a conversation; with ``messageId`` (a search hit), show the branch that holds it.
-app.open = (id, messageId) => {
-  if (app.controller) app.stop();
-  const conv = S.read(id);
+// A reply left "streaming" or a message left "pending" by a page that was closed or crashed
+// mid-reply (a conversation another tab is writing was saved within the last few seconds).
+function settle(conv) {
+  if (Date.now() - (conv.updated || 0) < 5000) return;
+  for (const m of conv.messages) {
+    if (m.status === "streaming") m.status = "stopped";
+    if (m.status === "pending") {
+      const answered = T.children(conv, m.id).some((r) => r.role === "assistant" && r.content);
+      if (answered) m.status = "ok";
+      else { m.status = "failed"; m.error = "the page was closed before the reply came"; }
+    }
+  }
+}
+// Open a conversation; with ``messageId`` (a search hit), show the branch that holds it. A reply
+// being written elsewhere is stopped first, and saved, before anything is read.
+app.open = async (id, messageId) => {
+  if (app.current && id === app.current.id) {
+    if (messageId && !T.path(app.current).some((m) => m.id === messageId) && !app.controller) {
+      T.select(app.current, messageId);
+      app.save();
+    }
+    app.render();
+    return;
+  }
+  if (app.controller) { app.stop(); await app.running; }
+  const conv = S.load(id);
   if (!conv) return;
+  settle(conv);
   if (messageId && !T.path(conv).some((m) => m.id === messageId)) T.select(conv, messageId);
   conv.used = Date.now();
   S.write(conv, { keepTime: true });
@@ -39,9 +63,12 @@ app.open = (id, messageId) => {
   remember(id);
   app.render();
 };
-app.newConversation = () => {
-  if (app.controller) app.stop();
+app.newConversation = async () => {
+  // An empty conversation this tab just made is reused rather than piled up.
+  if (app.current && app.current.id === app.fresh && !app.current.messages.length) { $("input").focus(); return; }
+  if (app.controller) { app.stop(); await app.running; }
   app.current = S.create(defaults());
+  app.fresh = app.current.id;
   app.save();
   remember(app.current.id);
   app.render();
@@ -49,7 +76,14 @@ app.newConversation = () => {
 };
 const exportAll = () => download("mnemo-conversations.json", S.exportAll());
 
-S.onError((kind) => {
+S.onError((kind, detail) => {
+  if (kind === "merged") { if (detail === app.current && !document.querySelector(".edit-box")) app.render(); return; }
+  if (kind === "gone") {
+    banner(`"${detail.title}" was deleted in another tab; what this tab added is not saved.`,
+           [["Keep it", () => { if (S.write(detail, { restore: true })) app.open(detail.id); }]]);
+    return;
+  }
+  storageWarned = true; // this message stays: the warning about filling up would hide it
   banner(kind === "quota" ? "Browser storage is full: this change was not saved. Export your conversations, then delete some."
     : "Could not save to browser storage.", [["Export all conversations", exportAll]]);
 });
@@ -109,8 +143,25 @@ function readSettings() {
 }
 
 // -- messages ------------------------------------------------------------------------------
+// The element with focus, as something that survives a re-render: its message (by id, else by
+// place: a version switch shows another message there) and its label.
+function focusKey() {
+  const a = document.activeElement, msg = a && a.closest && a.closest(".msg");
+  if (!msg || a.tagName !== "BUTTON") return null;
+  return { id: msg.dataset.id, at: [...msg.parentNode.children].indexOf(msg), label: a.getAttribute("aria-label") || a.textContent };
+}
+function refocus(key) {
+  if (!key) return;
+  const msg = document.querySelector(sel(key.id)) || $("messages").children[key.at];
+  const buttons = msg ? [...msg.querySelectorAll("button")].filter((b) => !b.disabled) : [];
+  const label = (b) => b.getAttribute("aria-label") || b.textContent;
+  const arrows = ["Previous version", "Next version"];
+  (buttons.find((b) => label(b) === key.label) ||
+   (arrows.includes(key.label) && buttons.find((b) => arrows.includes(label(b)))) ||
+   buttons[0] || $("input")).focus();
+}
 app.render = () => {
-  const conv = app.current;
+  const conv = app.current, focus = focusKey();
   $("conv-title").textContent = conv.title;
   document.title = `${conv.title} · Mnemo`;
   fillSettings();
@@ -122,6 +173,7 @@ app.render = () => {
   const first = app.query && mark(box, app.query) ? box.querySelector("mark") : null;
   if (first) first.scrollIntoView({ block: "center" });
   else box.scrollTop = box.scrollHeight;
+  refocus(focus);
 };
 
 function renderMessage(m, last) {
@@ -158,9 +210,10 @@ function renderMessage(m, last) {
   if (m.usage) {
     meta.appendChild(el("span", "usage", `tokens: ${m.usage.prompt_tokens} in, ${m.usage.completion_tokens} out`));
   }
-  if (m.finish_reason === "length" && m.status === "ok") {
-    meta.appendChild(el("span", "warn cut", "cut at the token limit"));
-    if (last) button(meta, "Continue", () => generate(m.parent, m));
+  if (m.finish_reason === "length" && m.status === "ok") meta.appendChild(el("span", "warn cut", "cut at the token limit"));
+  if (m.role === "assistant" && last && m.content.trim() &&
+      ((m.finish_reason === "length" && m.status === "ok") || m.status === "stopped")) {
+    button(meta, "Continue", () => generate(m.parent, m), "Continue this reply");
   }
   button(meta, "Copy", () => copy(m.content), "Copy message");
   if (m.role === "user" && m.status !== "failed") button(meta, "Edit", () => edit(m, div));
@@ -201,7 +254,7 @@ async function send(text) {
   if (app.controller) return;
   const conv = app.current, title = conv.title;
   const user = T.add(conv, conv.leaf, { id: S.newId(), role: "user", content: text, status: "pending" });
-  if (conv.title === "New chat") conv.title = text.slice(0, 40);
+  if (conv.title === "New chat") conv.title = Array.from(text.trim()).slice(0, 40).join("");
   if (!app.save()) { T.drop(conv, user.id); conv.title = title; return false; } // keep it in the input box
   app.render();
   await generate(user.id);
@@ -210,11 +263,15 @@ async function send(text) {
 
 // Ask for a reply to ``userId`` (a new version when it has one already), or, with ``cont``,
 // continue that reply where the token limit cut it.
-async function generate(userId, cont) {
-  if (app.controller) return;
-  const conv = app.current, user = T.byId(conv, userId);
-  const earlier = T.children(conv, userId).filter((m) => m !== cont);
-  const reply = cont || T.add(conv, userId, { id: S.newId(), role: "assistant", content: "", status: "streaming" });
+function generate(userId, cont) {
+  if (app.controller) return null;
+  app.running = reply(userId, cont);
+  return app.running;
+}
+async function reply(userId, cont) {
+  const conv = app.current, user = T.byId(conv, userId), shownBefore = conv.leaf;
+  const earlier = T.children(conv, userId).filter((m) => m.role === "assistant" && m !== cont);
+  const reply = cont || T.addReply(conv, userId, { id: S.newId(), role: "assistant", content: "", status: "streaming" });
   const before = reply.content, history = historyFor(conv, cont ? reply.id : userId, app.config);
   const body = requestBody(conv, history);
   if (cont) body.continue = true;
@@ -225,7 +282,7 @@ async function generate(userId, cont) {
   let failure = null, lastSave = 0, frame = 0;
   const paint = () => {
     frame = 0;
-    const node = document.querySelector(`.msg[data-id="${reply.id}"] .body`);
+    const node = app.current === conv && document.querySelector(`${sel(reply.id)} .body`);
     if (node) node.replaceChildren(markdown(reply.content)); // this reply only, once a frame
   };
   try {
@@ -236,8 +293,10 @@ async function generate(userId, cont) {
     });
     reply.content = before + data.message.content;
     reply.report = data.history;
-    reply.usage = cont && reply.usage ? { ...data.usage, completion_tokens: reply.usage.completion_tokens + data.usage.completion_tokens }
-      : data.usage;
+    if (cont && reply.usage) {
+      const out = reply.usage.completion_tokens + data.usage.completion_tokens;
+      reply.usage = { ...data.usage, completion_tokens: out, total_tokens: data.usage.prompt_tokens + out };
+    } else reply.usage = data.usage;
     reply.finish_reason = data.finish_reason;
     reply.status = "ok";
     user.status = "ok";
@@ -250,31 +309,31 @@ async function generate(userId, cont) {
     }
     announce("Assistant: " + reply.content);
   } catch (err) {
-    if (err.name === "AbortError") { reply.status = cont ? "ok" : "stopped"; user.status = "ok"; announce("Stopped."); }
+    if (err.name === "AbortError") { reply.status = "stopped"; user.status = "ok"; announce("Stopped."); }
     else failure = err.message || String(err);
   }
   if (frame) cancelAnimationFrame(frame);
   if (failure !== null) {
     announce("Failed: " + failure);
-    if (cont) { reply.status = "ok"; banner("Continuing failed: " + failure); }
+    if (cont) { reply.status = reply.content === before ? "ok" : "stopped"; banner("Continuing failed: " + failure); }
     else if (reply.content) {
       reply.status = "failed"; reply.error = failure;
       if (!earlier.length) { user.status = "failed"; user.error = failure; }
     } else {
       T.drop(conv, reply.id);
-      if (earlier.length) { T.select(conv, userId); banner("A new reply failed: " + failure); }
+      if (earlier.length) { conv.leaf = shownBefore; banner("A new reply failed: " + failure); }
       else { user.status = "failed"; user.error = failure; }
     }
   }
   app.controller = null;
   setBusy(false);
   write(conv);
-  if (app.current.id === conv.id) app.render();
+  if (app.current === conv) app.render();
 }
 
 async function retry(user) {
   // Drop a failed partial reply, if any, and send the very same message again.
-  for (const m of T.children(app.current, user.id)) if (m.status === "failed") T.drop(app.current, m.id);
+  for (const m of T.children(app.current, user.id)) if (m.status === "failed" && m.role === "assistant") T.drop(app.current, m.id);
   user.status = "pending";
   delete user.error;
   app.save();
@@ -282,7 +341,7 @@ async function retry(user) {
 }
 async function regenerate() {
   const shown = T.path(app.current), last = shown[shown.length - 1];
-  if (app.controller || !last || last.role !== "assistant") return;
+  if (app.controller || !last || last.role !== "assistant" || document.querySelector(".edit-box")) return;
   if (last.status === "failed") T.drop(app.current, last.id); // a failed version is not worth keeping
   await generate(last.parent); // a new version: the old reply stays, one click away
 }
@@ -304,8 +363,9 @@ function edit(m, div) {
     const text = box.value;
     if (!text.trim() || app.controller) return;
     if (text === m.content) { app.render(); return; }
+    const leaf = app.current.leaf;
     const user = T.add(app.current, m.parent, { id: S.newId(), role: "user", content: text, status: "pending" });
-    if (!app.save()) { T.drop(app.current, user.id); return; }
+    if (!app.save()) { T.drop(app.current, user.id); app.current.leaf = leaf; return; }
     app.render();
     await generate(user.id);
   };
@@ -313,15 +373,15 @@ function edit(m, div) {
   button(bar, "Cancel", () => app.render());
   box.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.keyCode !== 229) { e.preventDefault(); done(); }
-    else if (e.key === "Escape") { e.preventDefault(); e.stopPropagation(); app.render(); }
+    else if (e.key === "Escape" && !e.shiftKey) { e.preventDefault(); e.stopPropagation(); app.render(); }
   });
   body.replaceChildren(box, bar);
   box.focus();
 }
 app.editLast = () => {
   const user = T.path(app.current).filter((m) => m.role === "user" && m.status !== "failed").pop();
-  const div = user && document.querySelector(`.msg[data-id="${user.id}"]`);
-  if (div) edit(user, div);
+  const div = user && document.querySelector(sel(user.id));
+  if (div && !div.querySelector(".edit-box")) edit(user, div);
 };
 
 function togglePin(m) {
@@ -332,8 +392,20 @@ function togglePin(m) {
 }
 
 // -- wiring --------------------------------------------------------------------------------
-app.showSidebar = (focus) => { document.body.classList.add("sidebar-open"); if (focus) focus.focus(); };
-app.hideSidebar = () => document.body.classList.remove("sidebar-open");
+// On a phone the conversation list is a drawer: it takes focus when it opens, Esc closes it,
+// and focus goes back to the button that opened it.
+const drawer = () => matchMedia("(max-width: 700px)").matches;
+app.showSidebar = (focus) => {
+  document.body.classList.add("sidebar-open");
+  $("show-sidebar").setAttribute("aria-expanded", "true");
+  (focus || $("search")).focus();
+};
+app.hideSidebar = () => {
+  if (!document.body.classList.contains("sidebar-open")) return;
+  document.body.classList.remove("sidebar-open");
+  $("show-sidebar").setAttribute("aria-expanded", "false");
+  if (drawer()) $("show-sidebar").focus();
+};
 
 function wire() {
   $("composer").addEventListener("submit", async (e) => {
@@ -369,7 +441,10 @@ function wire() {
   $("import-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (!file) return;
-    try { banner(`Imported ${S.importData(JSON.parse(await file.text()))} conversation(s).`); }
+    try {
+      const n = S.importData(JSON.parse(await file.text()));
+      banner(`Imported ${n.imported} conversation(s)` + (n.same ? `; ${n.same} already here unchanged.` : "."));
+    }
     catch (err) { banner("Import failed: " + err.message); }
     e.target.value = "";
     sidebar.renderList();
@@ -387,15 +462,18 @@ function wire() {
     await loadConfig();
     if (app.current) fillSettings();
   });
-  $("show-sidebar").onclick = () => document.body.classList.toggle("sidebar-open");
+  $("show-sidebar").onclick = () => app.showSidebar();
   $("toggle-sidebar").onclick = app.hideSidebar;
+  $("sidebar").addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && !e.shiftKey && drawer()) { e.stopPropagation(); app.hideSidebar(); }
+  });
   // Another tab changed a conversation: refresh the list, and this one if it is open here and
   // not being written by this tab right now.
   window.addEventListener("storage", (e) => {
     if (!e.key || !e.key.startsWith(S.PREFIX)) return;
     const id = e.key.slice(S.PREFIX.length);
     if (app.current && id === app.current.id && !app.controller) {
-      const fresh = S.read(id);
+      const fresh = document.querySelector(".edit-box") ? null : S.load(id);
       if (fresh) { app.current = fresh; app.render(); return; }
       if (e.newValue === null) {
         const rest = S.list();
@@ -425,9 +503,9 @@ async function start() {
   await loadConfig();
   const last = localStorage.getItem("mnemo.v1.current");
   const convs = S.list();
-  if (last && S.read(last)) app.open(last);
-  else if (convs.length) app.open(convs[0].id);
-  else app.newConversation();
+  if (last && S.read(last)) await app.open(last);
+  else if (convs.length) await app.open(convs[0].id);
+  else await app.newConversation();
 }
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
 else start();

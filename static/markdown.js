@@ -23,7 +23,10 @@ function renderer() {
   md.renderer.rules.image = (tokens, idx) => {
     const token = tokens[idx], src = token.attrGet("src") || "";
     const alt = md.utils.escapeHtml(token.content || "image");
-    if (!SAFE_URL.test(src)) return alt;
+    // Inside a link (a linked image) it is that link's text: a link cannot hold a link.
+    let open = 0;
+    for (let i = 0; i < idx; i++) open += tokens[i].type === "link_open" ? 1 : tokens[i].type === "link_close" ? -1 : 0;
+    if (open > 0 || !SAFE_URL.test(src)) return `image: ${alt}`;
     return `<a href="${md.utils.escapeHtml(src)}">image: ${alt}</a>`;
   };
   window.DOMPurify.addHook("afterSanitizeAttributes", (node) => {
@@ -46,8 +49,19 @@ const PURIFY = {
 // Text to a DocumentFragment that is safe to insert.
 export function render(text) {
   const frag = window.DOMPurify.sanitize(renderer().render(text || ""), PURIFY);
+  // Wide tables and code scroll sideways: focusable, so the keyboard can scroll them too.
+  for (const table of frag.querySelectorAll("table")) {
+    const wrap = document.createElement("div");
+    wrap.className = "table-wrap";
+    wrap.tabIndex = 0;
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute("aria-label", "Table");
+    table.replaceWith(wrap);
+    wrap.appendChild(table);
+  }
   for (const pre of frag.querySelectorAll("pre")) {
     const code = pre.querySelector("code");
+    (code || pre).tabIndex = 0; // the part that scrolls
     if (code) code.classList.add("hljs"); // the highlight.js theme's colours
     const lang = code && /(?:^|\s)language-(\S+)/.exec(code.className);
     const head = document.createElement("div");

@@ -4,7 +4,10 @@
 import { $, el } from "./ui.js";
 
 const editable = (t) => t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
-const letter = (e, key) => e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey && e.code === "Key" + key;
+// Alt+Shift+letter, unless it types a character into a text field (on macOS Option+Shift+C is
+// how "Ç" is typed).
+const letter = (e, key) => e.altKey && e.shiftKey && !e.ctrlKey && !e.metaKey && e.code === "Key" + key &&
+  !(editable(e.target) && e.key.length === 1 && e.key.toUpperCase() !== key);
 
 export const SHORTCUTS = [
   { keys: "Alt+Shift+N", what: "New chat", test: (e) => letter(e, "N"), run: (app) => app.newConversation() },

@@ -1,32 +1,30 @@
 // The conversation list (most recently used first), search across every conversation's title
 // and messages (every branch), rename, and delete with undo.
 import * as S from "./store.js";
-import { $, banner, button, el, marked } from "./ui.js";
+import { $, banner, button, el, marked, matcher } from "./ui.js";
 
-function snippet(text, query) {
-  const at = text.toLowerCase().indexOf(query.toLowerCase());
-  const start = Math.max(0, at - 30);
-  return (start ? "…" : "") + text.slice(start, at + query.length + 50).replace(/\s+/g, " ") +
-    (at + query.length + 50 < text.length ? "…" : "");
+function snippet(text, match) {
+  const start = Math.max(0, match.index - 30), end = match.index + match[0].length + 50;
+  return (start ? "…" : "") + text.slice(start, end).replace(/\s+/g, " ") + (end < text.length ? "…" : "");
 }
 
 export function initSidebar(app) {
   function renderList() {
-    const query = $("search").value.trim(), needle = query.toLowerCase();
+    const query = $("search").value.trim(), re = query ? matcher(query) : null;
     app.query = query;
     const ul = $("conv-list");
     ul.replaceChildren();
     let shown = 0;
     for (const conv of S.list()) {
-      const hit = needle ? conv.messages.find((m) => m.content.toLowerCase().includes(needle)) : null;
-      if (needle && !hit && !conv.title.toLowerCase().includes(needle)) continue;
+      const hit = re ? conv.messages.find((m) => re.test(m.content)) : null;
+      if (re && !hit && !re.test(conv.title)) continue;
       shown++;
       const active = conv.id === app.current.id;
       const li = el("li", active ? "active" : "");
       const open = el("button", "conv-open");
       open.type = "button";
       open.appendChild(marked(conv.title, query));
-      if (hit) open.appendChild(el("span", "snippet")).appendChild(marked(snippet(hit.content, query), query));
+      if (hit) open.appendChild(el("span", "snippet")).appendChild(marked(snippet(hit.content, hit.content.match(re)), query));
       if (active) open.setAttribute("aria-current", "true");
       open.onclick = () => { app.open(conv.id, hit && hit.id); app.hideSidebar(); };
       li.appendChild(open);
@@ -51,20 +49,30 @@ export function initSidebar(app) {
     app.render();
   }
 
-  function remove(id) {
+  // Deleted in this session, newest last: each Undo brings back the latest one.
+  const trash = [];
+  function offerUndo() {
+    const conv = trash[trash.length - 1];
+    if (!conv) return;
+    const more = trash.length > 1 ? ` (${trash.length - 1} more can be brought back)` : "";
+    banner(`Deleted "${conv.title}".${more}`, [["Undo", () => {
+      trash.pop();
+      if (S.write(conv, { keepTime: true, restore: true })) app.open(conv.id);
+      offerUndo();
+    }]]);
+  }
+
+  async function remove(id) {
     const conv = find(id);
     if (!conv) return;
-    if (id === app.current.id) app.stop();
-    conv.deleted = true; // a reply still being written must not save it back
-    S.remove(id);
+    if (id === app.current.id && app.busy()) { app.stop(); await app.running; }
+    S.remove(id); // a reply still being written cannot save it back
+    trash.push(conv);
     if (id === app.current.id) {
       const rest = S.list();
-      if (rest.length) app.open(rest[0].id); else app.newConversation();
+      if (rest.length) await app.open(rest[0].id); else await app.newConversation();
     } else renderList();
-    banner(`Deleted "${conv.title}".`, [["Undo", () => {
-      delete conv.deleted;
-      if (S.write(conv, { keepTime: true })) app.open(conv.id);
-    }]]);
+    offerUndo();
   }
 
   $("search").addEventListener("input", () => app.render());

@@ -38,10 +38,16 @@ export function download(name, data, type) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 
-// Wrap each case-insensitive occurrence of ``query`` in the text under ``root`` in <mark>.
+// A search as a regular expression: the text literally, any case, any run of spaces for a space.
+export function matcher(query, flags = "iu") {
+  const words = query.trim().split(/\s+/).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(words.join("\\s+"), flags);
+}
+
+// Wrap each occurrence of ``query`` in the text under ``root`` in <mark>; returns how many.
 export function mark(root, query) {
-  const needle = query.toLowerCase();
-  if (!needle) return 0;
+  if (!query.trim()) return 0;
+  const re = matcher(query, "giu");
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
     acceptNode: (n) => (n.parentNode.closest("button, mark") ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
   });
@@ -49,17 +55,15 @@ export function mark(root, query) {
   while (walker.nextNode()) nodes.push(walker.currentNode);
   let count = 0;
   for (const node of nodes) {
-    const text = node.nodeValue, lower = text.toLowerCase();
-    if (lower.length !== text.length) continue; // a case mapping that changes lengths
-    let at = lower.indexOf(needle), from = 0;
-    if (at < 0) continue;
-    const frag = document.createDocumentFragment();
-    while (at >= 0) {
-      frag.append(text.slice(from, at), el("mark", "", text.slice(at, at + needle.length)));
-      from = at + needle.length;
+    const text = node.nodeValue, frag = document.createDocumentFragment();
+    let from = 0;
+    for (const m of text.matchAll(re)) {
+      if (!m[0]) break;
+      frag.append(text.slice(from, m.index), el("mark", "", m[0]));
+      from = m.index + m[0].length;
       count++;
-      at = lower.indexOf(needle, from);
     }
+    if (!from) continue;
     frag.append(text.slice(from));
     node.replaceWith(frag);
   }

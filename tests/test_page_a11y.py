@@ -9,21 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_page import ARGS, open_page, send, wait_reply
+from tests.test_page import browser, open_page, send, wait_reply
+
+__all__ = ["browser"]  # the fixture, re-used
 
 AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text(encoding="utf-8")
-REPLY = ("Sure:\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> a quote\n\n```python\nprint('hi')  # x\n```\n\n"
-         "See [the docs](https://example.org).")
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        yield b
-        b.close()
+WIDE = " | ".join(f"column {i}" for i in range(30))
+REPLY = (f"Sure:\n\n| {WIDE} |\n|{'---|' * 30}\n| {' | '.join('1' * 30)} |\n\n> a quote\n\n"
+         f"```python\nprint('hi')  # {'x' * 300}\n```\n\nSee [the docs](https://example.org).")
 
 
 def violations(page) -> list[str]:
@@ -37,8 +30,8 @@ def violations(page) -> list[str]:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 375])
-def test_no_serious_accessibility_violations(chromium, live, scheme, width):
-    ctx = chromium.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
+def test_no_serious_accessibility_violations(browser, live, scheme, width):
+    ctx = browser.new_context(viewport={"width": width, "height": 800}, color_scheme=scheme)
     try:
         page = open_page(ctx, live.url)
         send(page, "Hello")

@@ -1,0 +1,226 @@
+"""The page against what users and files do to it, in real headless Chromium on the tiny model:
+two tabs writing one conversation, a page closed mid-reply, hostile or damaged imports and
+stored data, shortcuts during an edit, focus after actions, phone-width overflow."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.sync_api import expect
+
+from tests.helpers import sleep_each_step, wrap_forward
+from tests.test_page import (
+    browser,
+    context,
+    open_page,
+    send,
+    set_max_new_tokens,
+    stored,
+    wait_partial_reply,
+    wait_reply,
+)
+
+__all__ = ["browser", "context"]  # fixtures, re-used
+READY = "() => document.querySelector('#set-adapter').options.length > 1"
+
+
+def import_json(page, data):
+    page.set_input_files("#import-file", files=[{
+        "name": "in.json", "mimeType": "application/json", "buffer": json.dumps(data).encode()}])
+
+
+def test_two_tabs_writing_one_conversation_lose_nothing(context, live, app, monkeypatch):
+    a = open_page(context, live.url)
+    send(a, "Question from A")
+    wait_reply(a, 2)
+    b = open_page(context, live.url)  # the same conversation
+    expect(b.locator(".msg")).to_have_count(2)
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    set_max_new_tokens(a, 48)
+    send(a, "A talks for a while")
+    wait_partial_reply(a, 3)
+    b.once("dialog", lambda d: d.accept("Renamed in B"))
+    b.click("#rename-conv")
+    b.locator(".msg").first.get_by_role("button", name="Pin").click()
+    wait_reply(a, 4)
+    conv = stored(a)[0]
+    assert conv["title"] == "Renamed in B"  # B's rename survived A's saves
+    assert conv["messages"][0].get("pinned") is True  # and so did B's pin
+    assert [m["content"] for m in conv["messages"] if m["role"] == "user"] == [
+        "Question from A", "A talks for a while"]
+    assert all(m["status"] == "ok" for m in conv["messages"])
+    expect(a.locator("#conv-title")).to_have_text("Renamed in B")
+    # B sends while A streams: both exchanges are kept.
+    wait_reply(b, 4)
+    send(a, "A again")
+    a.wait_for_selector(".msg[aria-busy='true']")
+    send(b, "B meanwhile")
+    wait_reply(a, 6)
+    wait_reply(b, 6)
+    users = [m["content"] for m in stored(a)[0]["messages"] if m["role"] == "user"]
+    assert "A again" in users and "B meanwhile" in users
+    assert a.errors == [] and b.errors == []
+
+
+def test_opening_the_conversation_being_written_keeps_its_reply(context, live, app, monkeypatch):
+    page = open_page(context, live.url)
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    set_max_new_tokens(page, 40)
+    send(page, "Write something")
+    wait_partial_reply(page, 5)
+    page.locator("#conv-list .conv-open").first.click()  # the open conversation itself
+    wait_reply(page, 2)
+    conv = stored(page)[0]
+    shown = page.locator(".msg.assistant .body").inner_text().strip()
+    assert conv["messages"][1]["status"] == "ok" and conv["messages"][1]["content"].strip() == shown
+    expect(page.locator(".msg.assistant")).not_to_have_attribute("aria-busy", "true")
+
+
+def test_a_page_closed_mid_reply_is_settled_on_the_next_load(context, live):
+    page = open_page(context, live.url)
+    page.evaluate("""() => { const S = window.MnemoStore, c = S.create({});
+        c.messages.push({id: "u1", role: "user", content: "one", status: "ok"},
+                        {id: "r1", role: "assistant", content: "half a rep", status: "streaming"},
+                        {id: "u2", role: "user", content: "two", status: "pending"});
+        S.write(c); c.updated = c.used = Date.now() - 60000; S.write(c, {keepTime: true});
+        localStorage.setItem("mnemo.v1.current", c.id); }""")
+    page.reload()
+    page.wait_for_function(READY)
+    expect(page.locator(".msg.assistant .meta")).to_contain_text("stopped")
+    expect(page.locator(".msg.user.failed .error")).to_contain_text("closed before the reply")
+    assert page.locator("[aria-busy='true']").count() == 0
+    page.get_by_role("button", name="Retry").click()
+    wait_reply(page, 4)
+
+
+def test_hostile_and_damaged_imports_neither_hang_nor_hide_messages(context, live):
+    page = open_page(context, live.url)
+    loop = {"id": "loop", "title": "Loop", "settings": {}, "leaf": "r", "messages": [
+        {"id": "r", "role": "user", "content": "root", "parent": None},
+        {"id": "l", "role": "user", "content": "needle here", "parent": "l"},
+        {"id": "x", "role": "assistant", "content": "cycle", "parent": "y"},
+        {"id": "y", "role": "user", "content": "cycle back", "parent": "x"}]}
+    no_ids = {"id": "noids", "title": 7, "messages": [
+        {"role": "user", "content": "first q"}, {"role": "assistant", "content": "first a"},
+        {"id": "d", "role": "user", "content": "dup one"},
+        {"id": "d", "role": "assistant", "content": "dup two"},
+        {"role": "user"}]}
+    import_json(page, {"conversations": [loop, no_ids]})
+    expect(page.locator("#banner")).to_contain_text("Imported 2 conversation")
+    page.fill("#search", "needle")
+    page.locator("#conv-list .conv-open").click()
+    expect(page.locator(".msg.user .body").last).to_have_text("needle here")
+    page.fill("#search", "")
+    page.locator("#conv-list .conv-open", has_text="7").click()
+    expect(page.locator(".msg .body")).to_have_text(["first q", "first a", "dup one", "dup two", ""])
+    send(page, "works")  # no settings in the file: defaults, and sending works
+    wait_reply(page, 7)
+    assert page.errors == []
+
+
+def test_importing_an_older_copy_keeps_both(context, live):
+    page = open_page(context, live.url)
+    send(page, "Keep me")
+    wait_reply(page, 2)
+    old = stored(page)[0]
+    send(page, "And me")
+    wait_reply(page, 4)
+    import_json(page, old)
+    expect(page.locator("#banner")).to_contain_text("Imported 1 conversation")
+    convs = stored(page)
+    assert sorted(len(c["messages"]) for c in convs) == [2, 4]
+    assert any(c["title"].endswith("(imported)") for c in convs)
+    import_json(page, next(c for c in convs if len(c["messages"]) == 4))
+    expect(page.locator("#banner")).to_contain_text("1 already here unchanged")
+
+
+def test_every_delete_can_be_undone(context, live):
+    page = open_page(context, live.url)
+    for title in ("one", "two"):
+        page.evaluate("""(t) => { const S = window.MnemoStore, c = S.create({}); c.title = t;
+            c.messages.push({id: S.newId(), role: "user", content: t, status: "ok"}); S.write(c); }""", title)
+    page.reload()
+    page.wait_for_function(READY)
+    page.get_by_role("button", name='Delete "two"').click()
+    page.get_by_role("button", name='Delete "one"').click()
+    expect(page.locator("#banner")).to_contain_text('Deleted "one". (1 more can be brought back)')
+    page.locator("#banner").get_by_role("button", name="Undo").click()
+    expect(page.locator("#banner")).to_contain_text('Deleted "two".')
+    page.locator("#banner").get_by_role("button", name="Undo").click()
+    assert sorted(c["title"] for c in stored(page) if c["messages"]) == ["one", "two"]
+
+
+def test_shortcuts_never_destroy_an_edit_and_focus_stays_put(context, live):
+    page = open_page(context, live.url)
+    send(page, "Hello")
+    wait_reply(page, 2)
+    page.get_by_role("button", name="Regenerate").click()
+    wait_reply(page, 2)
+    expect(page.get_by_role("button", name="Previous version")).to_be_enabled()
+    page.get_by_role("button", name="Previous version").click()
+    focused = page.evaluate("document.activeElement.getAttribute('aria-label') || "
+                            "document.activeElement.textContent")
+    assert focused in ("Previous version", "Next version")
+    page.get_by_role("button", name="Pin").first.click()
+    assert page.evaluate("document.activeElement.tagName") == "BUTTON"
+    page.locator(".msg.user").get_by_role("button", name="Edit").click()
+    page.fill(".edit-box", "Half typed")
+    for keys in ("Alt+Shift+E", "Alt+Shift+R", "Shift+Escape"):
+        page.keyboard.press(keys)
+    expect(page.locator(".edit-box")).to_have_value("Half typed")
+    assert page.locator(".msg").count() == 2
+
+
+def test_retrying_an_earlier_failed_message_keeps_the_later_ones_in_line(context, live):
+    page = open_page(context, live.url)
+    page.evaluate("""() => { const S = window.MnemoStore, c = S.create({max_new_tokens: 8, max_turns: 10});
+        c.messages.push({id: "f", role: "user", content: "failed first", status: "failed", error: "HTTP 503"},
+                        {id: "s", role: "user", content: "second", status: "ok"},
+                        {id: "sa", role: "assistant", content: "second answer", status: "ok"});
+        S.write(c); localStorage.setItem("mnemo.v1.current", c.id); }""")
+    page.reload()
+    page.wait_for_function(READY)
+    page.get_by_role("button", name="Retry").click()
+    page.wait_for_function("() => document.querySelectorAll('.msg').length === 4 && "
+                           "!document.querySelector('#send').disabled")
+    roles = page.locator(".msg").evaluate_all("(ms) => ms.map((m) => m.classList[1])")
+    assert roles == ["user", "assistant", "user", "assistant"]
+    assert page.locator(".versions").count() == 0
+    expect(page.locator(".msg .body").nth(2)).to_have_text("second")
+
+
+def test_search_handles_unicode_and_spacing(context, live):
+    page = open_page(context, live.url)
+    page.evaluate("""() => { const S = window.MnemoStore, c = S.create({}); c.title = "Trip";
+        c.messages.push({id: "a", role: "user", status: "ok",
+                         content: "İstanbul has bridges and   wide  streets"});
+        S.write(c); }""")
+    page.reload()
+    page.wait_for_function(READY)
+    page.fill("#search", "bridges")
+    page.locator("#conv-list .conv-open", has_text="Trip").click()
+    expect(page.locator(".msg mark")).to_have_text("bridges")
+    page.fill("#search", "wide streets")
+    expect(page.locator("#conv-list li")).to_have_count(1)
+    expect(page.locator(".msg mark")).to_have_text("wide  streets")
+    page.fill("#search", "a.b(")  # regular-expression characters are text
+    expect(page.locator("#conv-list li")).to_have_count(0)
+
+
+def test_long_unbroken_text_stays_within_a_phone_screen(browser, live):
+    ctx = browser.new_context(viewport={"width": 375, "height": 740})
+    try:
+        page = open_page(ctx, live.url)
+        reply = "https://example.org/" + "a" * 300 + "\n\n`" + "b" * 200 + "`\n\n" + "c" * 300
+        done = {"message": {"role": "assistant", "content": reply}, "finish_reason": "stop",
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                "history": {"received": 1, "used": 1, "dropped": 0}}
+        page.route("**/api/chat", lambda route: route.fulfill(
+            status=200, content_type="text/event-stream", body=f"event: done\ndata: {json.dumps(done)}\n\n"))
+        send(page, "x" * 400)
+        wait_reply(page, 2)
+        assert page.evaluate("document.querySelector('#messages').scrollWidth") <= 375
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        expect(page.locator("#export-json")).to_be_visible()  # exporting works on a phone too
+    finally:
+        ctx.close()
