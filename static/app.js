@@ -3,9 +3,10 @@
 // textContent or through the sanitising Markdown renderer.
 import * as S from "./store.js";
 import * as T from "./tree.js";
-import { KEY, authHeaders, historyFor, requestBody, streamChat } from "./chat.js";
+import { historyFor, requestBody, streamChat } from "./chat.js";
 import { render as markdown } from "./markdown.js";
 import { initMemory } from "./memory.js";
+import { initSettings } from "./settings.js";
 import { initShortcuts } from "./shortcuts.js";
 import { initSidebar } from "./sidebar.js";
 import { initTheme } from "./theme.js";
@@ -14,7 +15,7 @@ import { $, banner, button, download, el, mark } from "./ui.js";
 window.MnemoStore = S; // for tests and the curious: the page's storage, as the page uses it
 
 const app = { config: null, current: null, controller: null, running: null, query: "", persisted: null };
-let sidebar, memory, storageWarned = false;
+let sidebar, memory, settings, storageWarned = false;
 const sel = (id) => `.msg[data-id="${CSS.escape(id)}"]`;
 
 // -- conversations -------------------------------------------------------------------------
@@ -100,48 +101,6 @@ function showStorage() {
   }
 }
 
-// -- settings ------------------------------------------------------------------------------
-let configProblem = false; // the banner shows why the server's config is missing
-async function loadConfig() {
-  let problem;
-  try {
-    const resp = await fetch("/api/config", { headers: authHeaders() });
-    if (resp.ok) app.config = await resp.json();
-    else problem = resp.status === 401 ? "This server needs an API key: enter it under Settings."
-      : "The server is not ready yet; defaults are used until it is.";
-  } catch (e) { problem = "The server cannot be reached; your conversations are still here."; }
-  if (problem) banner(problem);
-  else if (configProblem) $("banner").hidden = true;
-  configProblem = Boolean(problem);
-}
-function options(select, names, value, first) {
-  select.replaceChildren();
-  if (first) select.appendChild(Object.assign(el("option", "", first[1]), { value: first[0] }));
-  for (const name of names) select.appendChild(Object.assign(el("option", "", name), { value: name }));
-  select.value = value;
-}
-function fillSettings() {
-  const s = app.current.settings, c = app.config || {};
-  options($("set-template"), Object.keys(c.presets || { default: 1 }), s.template || "default");
-  options($("set-adapter"), c.adapters || [], s.adapter || "", ["", "(base model)"]);
-  $("set-max-turns").value = s.max_turns;
-  $("set-max-new").value = s.max_new_tokens;
-  $("set-temperature").value = s.temperature;
-  $("set-system").value = s.system || "";
-  $("set-apikey").value = localStorage.getItem(KEY) || "";
-}
-function readSettings() {
-  const num = (id, fallback) => { const v = Number($(id).value); return Number.isFinite(v) && v > 0 ? v : fallback; };
-  const s = app.current.settings;
-  s.template = $("set-template").value;
-  s.adapter = $("set-adapter").value;
-  s.max_turns = Math.round(num("set-max-turns", s.max_turns));
-  s.max_new_tokens = Math.round(num("set-max-new", s.max_new_tokens));
-  s.temperature = Math.max(0, Number($("set-temperature").value) || 0);
-  s.system = $("set-system").value;
-  app.save();
-}
-
 // -- messages ------------------------------------------------------------------------------
 // The element with focus, as something that survives a re-render: its message (by id, else by
 // place: a version switch shows another message there) and its label.
@@ -164,7 +123,7 @@ app.render = () => {
   const conv = app.current, focus = focusKey();
   $("conv-title").textContent = conv.title;
   document.title = `${conv.title} · Mnemo`;
-  fillSettings();
+  settings.fill();
   memory.fill();
   sidebar.renderList();
   showStorage();
@@ -191,9 +150,10 @@ function renderMessage(m, last) {
     const k = versions.indexOf(m), nav = el("span", "versions");
     nav.setAttribute("role", "group");
     nav.setAttribute("aria-label", `Version ${k + 1} of ${versions.length}`);
-    button(nav, "<", () => switchTo(versions[k - 1]), "Previous version").disabled = k === 0;
+    const busy = Boolean(app.controller); // the branch being written stays shown
+    button(nav, "<", () => switchTo(versions[k - 1]), "Previous version").disabled = busy || k === 0;
     nav.appendChild(el("span", "", `${k + 1}/${versions.length}`));
-    button(nav, ">", () => switchTo(versions[k + 1]), "Next version").disabled = k === versions.length - 1;
+    button(nav, ">", () => switchTo(versions[k + 1]), "Next version").disabled = busy || k === versions.length - 1;
     meta.appendChild(nav);
   }
   if (m.status === "failed") {
@@ -216,7 +176,7 @@ function renderMessage(m, last) {
     button(meta, "Continue", () => generate(m.parent, m), "Continue this reply");
   }
   button(meta, "Copy", () => copy(m.content), "Copy message");
-  if (m.role === "user" && m.status !== "failed") button(meta, "Edit", () => edit(m, div));
+  if (m.role === "user" && m.status !== "failed") button(meta, "Edit", () => edit(m, div)).disabled = Boolean(app.controller);
   if (m.status !== "failed" && m.status !== "streaming") button(meta, m.pinned ? "Unpin" : "Pin", () => togglePin(m));
   if (m.role === "assistant" && last && m.status !== "failed") button(meta, "Regenerate", regenerate);
   div.appendChild(meta);
@@ -455,13 +415,6 @@ function wire() {
       $(button).setAttribute("aria-expanded", String(!$(panel).hidden));
     };
   }
-  $("settings").addEventListener("change", readSettings);
-  $("set-apikey").addEventListener("change", async (e) => {
-    const key = e.target.value.trim();
-    if (key) localStorage.setItem(KEY, key); else localStorage.removeItem(KEY);
-    await loadConfig();
-    if (app.current) fillSettings();
-  });
   $("show-sidebar").onclick = () => app.showSidebar();
   $("toggle-sidebar").onclick = app.hideSidebar;
   $("sidebar").addEventListener("keydown", (e) => {
@@ -489,6 +442,7 @@ function wire() {
 async function start() {
   S.migrate();
   initTheme();
+  settings = initSettings(app);
   sidebar = initSidebar(app);
   memory = initMemory(app);
   initShortcuts(app);
@@ -500,7 +454,7 @@ async function start() {
       if (app.current) showStorage();
     }, () => {});
   }
-  await loadConfig();
+  await settings.load();
   const last = localStorage.getItem("mnemo.v1.current");
   const convs = S.list();
   if (last && S.read(last)) await app.open(last);

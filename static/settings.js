@@ -1,0 +1,56 @@
+// The conversation's settings form, the server's config (presets, adapters, limits), and the
+// API key for servers that need one (kept in this browser, not per conversation).
+import { KEY, authHeaders } from "./chat.js";
+import { $, banner, el } from "./ui.js";
+
+export function initSettings(app) {
+  let configProblem = false; // the banner shows why the server's config is missing
+  async function loadConfig() {
+    let problem;
+    try {
+      const resp = await fetch("/api/config", { headers: authHeaders() });
+      if (resp.ok) app.config = await resp.json();
+      else problem = resp.status === 401 ? "This server needs an API key: enter it under Settings."
+        : "The server is not ready yet; defaults are used until it is.";
+    } catch (e) { problem = "The server cannot be reached; your conversations are still here."; }
+    if (problem) banner(problem);
+    else if (configProblem) $("banner").hidden = true;
+    configProblem = Boolean(problem);
+  }
+  function options(select, names, value, first) {
+    select.replaceChildren();
+    if (first) select.appendChild(Object.assign(el("option", "", first[1]), { value: first[0] }));
+    for (const name of names) select.appendChild(Object.assign(el("option", "", name), { value: name }));
+    select.value = value;
+  }
+  function fillSettings() {
+    const s = app.current.settings, c = app.config || {};
+    options($("set-template"), Object.keys(c.presets || { default: 1 }), s.template || "default");
+    options($("set-adapter"), c.adapters || [], s.adapter || "", ["", "(base model)"]);
+    $("set-max-turns").value = s.max_turns;
+    $("set-max-new").value = s.max_new_tokens;
+    $("set-temperature").value = s.temperature;
+    $("set-system").value = s.system || "";
+    $("set-apikey").value = localStorage.getItem(KEY) || "";
+  }
+  function readSettings() {
+    const num = (id, fallback) => { const v = Number($(id).value); return Number.isFinite(v) && v > 0 ? v : fallback; };
+    const s = app.current.settings;
+    s.template = $("set-template").value;
+    s.adapter = $("set-adapter").value;
+    s.max_turns = Math.round(num("set-max-turns", s.max_turns));
+    s.max_new_tokens = Math.round(num("set-max-new", s.max_new_tokens));
+    s.temperature = Math.max(0, Number($("set-temperature").value) || 0);
+    s.system = $("set-system").value;
+    app.save();
+  }
+
+  $("settings").addEventListener("change", readSettings);
+  $("set-apikey").addEventListener("change", async (e) => {
+    const key = e.target.value.trim();
+    if (key) localStorage.setItem(KEY, key); else localStorage.removeItem(KEY);
+    await loadConfig();
+    if (app.current) fillSettings();
+  });
+  return { load: loadConfig, fill: fillSettings };
+}
