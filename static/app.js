@@ -32,7 +32,7 @@ function remember(id) {
 // A reply left "streaming" or a message left "pending" by a page that was closed or crashed
 // mid-reply (a conversation another tab is writing was saved within the last few seconds).
 function settle(conv) {
-  if (Date.now() - (conv.updated || 0) < 5000) return;
+  if (Date.now() - (conv.updated || 0) < 10000) return; // a writing tab saves every 2 s
   for (const m of conv.messages) {
     if (m.status === "streaming") m.status = "stopped";
     if (m.status === "pending") {
@@ -106,17 +106,18 @@ function showStorage() {
 // place: a version switch shows another message there) and its label.
 function focusKey() {
   const a = document.activeElement, msg = a && a.closest && a.closest(".msg");
-  if (!msg || a.tagName !== "BUTTON") return null;
-  return { id: msg.dataset.id, at: [...msg.parentNode.children].indexOf(msg), label: a.getAttribute("aria-label") || a.textContent };
+  if (!msg || (a.tagName !== "BUTTON" && !a.classList.contains("edit-box"))) return null;
+  const label = a.tagName === "BUTTON" ? a.getAttribute("aria-label") || a.textContent : "Edit";
+  return { id: msg.dataset.id, at: [...msg.parentNode.children].indexOf(msg), label };
 }
+const SWAPS = [["Previous version", "Next version"], ["Pin", "Unpin"]]; // one control, two labels
 function refocus(key) {
   if (!key) return;
   const msg = document.querySelector(sel(key.id)) || $("messages").children[key.at];
   const buttons = msg ? [...msg.querySelectorAll("button")].filter((b) => !b.disabled) : [];
   const label = (b) => b.getAttribute("aria-label") || b.textContent;
-  const arrows = ["Previous version", "Next version"];
-  (buttons.find((b) => label(b) === key.label) ||
-   (arrows.includes(key.label) && buttons.find((b) => arrows.includes(label(b)))) ||
+  const pair = SWAPS.find((p) => p.includes(key.label)) || [];
+  (buttons.find((b) => label(b) === key.label) || buttons.find((b) => pair.includes(label(b))) ||
    buttons[0] || $("input")).focus();
 }
 app.render = () => {
@@ -238,6 +239,8 @@ async function reply(userId, cont) {
   reply.status = "streaming";
   app.controller = new AbortController();
   setBusy(true);
+  write(conv); // saved before the wait for the first token, and every 2 s while it lasts
+  const beat = setInterval(() => write(conv), 2000);
   app.render();
   let failure = null, lastSave = 0, frame = 0;
   const paint = () => {
@@ -273,6 +276,7 @@ async function reply(userId, cont) {
     else failure = err.message || String(err);
   }
   if (frame) cancelAnimationFrame(frame);
+  clearInterval(beat);
   if (failure !== null) {
     announce("Failed: " + failure);
     if (cont) { reply.status = reply.content === before ? "ok" : "stopped"; banner("Continuing failed: " + failure); }
@@ -341,7 +345,7 @@ function edit(m, div) {
 app.editLast = () => {
   const user = T.path(app.current).filter((m) => m.role === "user" && m.status !== "failed").pop();
   const div = user && document.querySelector(sel(user.id));
-  if (div && !div.querySelector(".edit-box")) edit(user, div);
+  if (div && !document.querySelector(".edit-box")) edit(user, div);
 };
 
 function togglePin(m) {
@@ -357,12 +361,14 @@ function togglePin(m) {
 const drawer = () => matchMedia("(max-width: 700px)").matches;
 app.showSidebar = (focus) => {
   document.body.classList.add("sidebar-open");
+  if (drawer()) document.querySelector("main").inert = true; // focus stays in the drawer
   $("show-sidebar").setAttribute("aria-expanded", "true");
   (focus || $("search")).focus();
 };
 app.hideSidebar = () => {
   if (!document.body.classList.contains("sidebar-open")) return;
   document.body.classList.remove("sidebar-open");
+  document.querySelector("main").inert = false;
   $("show-sidebar").setAttribute("aria-expanded", "false");
   if (drawer()) $("show-sidebar").focus();
 };

@@ -40,13 +40,18 @@ export function initSidebar(app) {
   const find = (id) => (id === app.current.id ? app.current : S.read(id));
 
   function rename(id) {
-    const conv = find(id);
-    if (!conv) return;
-    const title = prompt("Rename conversation", conv.title);
+    const shown = find(id);
+    if (!shown) return;
+    const title = prompt("Rename conversation", shown.title);
     if (!title || !title.trim()) return;
-    conv.title = title.trim();
-    S.write(conv, { keepTime: true });
-    app.render();
+    // The prompt blocked this tab: let what other tabs wrote meanwhile arrive, then read it.
+    setTimeout(() => {
+      const conv = id === app.current.id ? app.current : S.load(id);
+      if (!conv) return;
+      conv.title = title.trim();
+      S.write(conv, { keepTime: true });
+      app.render();
+    }, 50);
   }
 
   // Deleted in this session, newest last: each Undo brings back the latest one.
@@ -57,7 +62,7 @@ export function initSidebar(app) {
     const more = trash.length > 1 ? ` (${trash.length - 1} more can be brought back)` : "";
     banner(`Deleted "${conv.title}".${more}`, [["Undo", () => {
       trash.pop();
-      if (S.write(conv, { keepTime: true, restore: true })) app.open(conv.id);
+      if (S.read(conv.id) || S.write(conv, { keepTime: true, restore: true })) app.open(conv.id);
       offerUndo();
     }]]);
   }

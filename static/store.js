@@ -78,8 +78,12 @@ function merge(mine, base, theirs) {
     const was = b.get(m.id), now = t.get(m.id);
     if (was && !now) { // removed there: gone, unless changed here
       if (!same(m, was)) out.push(m); else changed = true;
-    } else if (was && now && same(m, was) && !same(now, was)) { out.push(now); changed = true; }
-    else out.push(m);
+    } else if (was && now && same(m, was) && !same(now, was)) {
+      for (const key of Object.keys(m)) delete m[key]; // in place: the page holds references
+      Object.assign(m, now);
+      out.push(m);
+      changed = true;
+    } else out.push(m);
   }
   const mineIds = new Set(mine.messages.map((m) => m.id));
   for (const m of theirs.messages) {
@@ -101,6 +105,7 @@ export function write(conv, { keepTime = false, restore = false } = {}) {
     emit("gone", conv);
     return false;
   }
+  if (!base && raw && restore) return false; // brought back meanwhile (another tab): keep that
   if (base && raw && raw !== base && merge(conv, JSON.parse(base), parse(raw))) emit("merged", conv);
   if (!keepTime) conv.updated = conv.used = Date.now();
   const text = JSON.stringify(conv);
@@ -177,12 +182,19 @@ export function importData(data) {
     }
   }
   const result = { imported: 0, same: 0 };
+  // What a conversation says, whatever its ids and title suffix: an import of a copy already
+  // here (under its id or as an earlier import) is skipped.
+  const gist = (c) => JSON.stringify([c.title.replace(/ \(imported\)$/, ""), c.summary || null,
+    c.messages.map((m) => [m.role, m.content, m.status || null])]);
+  const known = new Set(list().map(gist));
   for (const raw of convs) {
+    if (!raw.id) raw.id = newId();
     const conv = upgrade(raw), here = read(conv.id);
-    if (here && same({ ...here, used: 0 }, { ...conv, used: 0 })) { result.same++; continue; }
+    if (known.has(gist(conv))) { result.same++; continue; }
     if (here) { conv.id = newId(); conv.title += " (imported)"; }
     removed.delete(conv.id);
     if (!write(conv, { keepTime: true, restore: true })) return result;
+    known.add(gist(conv));
     result.imported++;
   }
   return result;

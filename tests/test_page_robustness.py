@@ -224,3 +224,78 @@ def test_long_unbroken_text_stays_within_a_phone_screen(browser, live):
         expect(page.locator("#export-json")).to_be_visible()  # exporting works on a phone too
     finally:
         ctx.close()
+
+
+def test_renaming_from_the_list_keeps_what_another_tab_wrote_meanwhile(context, live, app, monkeypatch):
+    a = open_page(context, live.url)
+    b = open_page(context, live.url)
+    b.click("#new-conv")
+    send(b, "B's own")  # B shows another conversation
+    wait_reply(b, 2)
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    set_max_new_tokens(a, 32)
+    send(a, "A writes here")
+    wait_partial_reply(a, 3)
+    dialogs = []
+    b.on("dialog", lambda d: dialogs.append(d))  # the rename prompt stays open while A finishes
+    # Clicked from a timer: a click action would wait for the prompt it opens.
+    b.evaluate("() => setTimeout(() => document.querySelector('#conv-list li:not(.active) "
+               ".icon').click())")
+    b.wait_for_timeout(200)
+    assert len(dialogs) == 1
+    wait_reply(a, 2)
+    final = next(c for c in stored(a) if c["title"] == "A writes here")["messages"]
+    dialogs[0].accept("Renamed")
+    b.wait_for_function("() => window.MnemoStore.list().some((c) => c.title === 'Renamed')")
+    conv = next(c for c in stored(b) if c["title"] == "Renamed")
+    assert conv["messages"] == final and conv["messages"][1]["status"] == "ok"
+
+
+def test_importing_one_file_again_and_again_adds_one_copy(context, live):
+    page = open_page(context, live.url)
+    send(page, "Original")
+    wait_reply(page, 2)
+    with page.expect_download() as info:
+        page.click("#export-all")
+    exported = json.loads(open(info.value.path(), encoding="utf-8").read())
+    page.once("dialog", lambda d: d.accept("Changed here"))
+    page.click("#rename-conv")
+    expect(page.locator("#conv-title")).to_have_text("Changed here")
+    for _ in range(3):
+        import_json(page, exported)
+    expect(page.locator("#banner")).to_contain_text("1 already here unchanged")
+    assert sorted(c["title"] for c in stored(page)) == ["Changed here", "Original (imported)"]
+
+
+def test_a_second_edit_never_opens_and_focus_follows_pin(context, live):
+    page = open_page(context, live.url)
+    send(page, "first")
+    wait_reply(page, 2)
+    send(page, "second")
+    wait_reply(page, 4)
+    page.locator(".msg.assistant").first.get_by_role("button", name="Pin").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(":focus")).to_have_text("Unpin")
+    page.locator(".msg.user").first.get_by_role("button", name="Edit").click()
+    page.fill(".edit-box", "draft")
+    page.keyboard.press("Alt+Shift+E")
+    expect(page.locator(".edit-box")).to_have_count(1)
+    expect(page.locator(".edit-box")).to_have_value("draft")
+    page.keyboard.press("Escape")
+    expect(page.locator(":focus")).to_have_text("Edit")
+
+
+def test_the_phone_drawer_keeps_focus_inside(browser, live):
+    ctx = browser.new_context(viewport={"width": 375, "height": 740})
+    try:
+        page = open_page(ctx, live.url)
+        page.click("#show-sidebar")
+        expect(page.locator("#search")).to_be_focused()
+        for _ in range(15):  # never into the conversation behind the drawer
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.closest('main') === null")
+        page.keyboard.press("Escape")
+        expect(page.locator("#show-sidebar")).to_be_focused()
+        expect(page.locator("#show-sidebar")).to_have_attribute("aria-expanded", "false")
+    finally:
+        ctx.close()
