@@ -30,6 +30,9 @@ class Settings:
     adapters: dict[str, str] = field(default_factory=dict)
     device: str = "auto"  # auto: CUDA when present, else CPU
     dtype: str = "auto"  # auto: bfloat16 on CUDA, float32 on CPU (CPU bf16 matmuls are slow)
+    # Weight-only quantization of the linear layers on CPU (api/engine/quantize.py): none,
+    # int8 or int4. It changes outputs (docs/benchmarks.md#decode-speed), so it is opt-in.
+    quantize: str = "none"
     context_window: int | None = None  # None: the model's max_position_embeddings
     default_max_new_tokens: int = 256
     max_new_tokens_limit: int = 1024
@@ -90,6 +93,18 @@ class Settings:
             raise bad("device", f"must be auto, cpu, cuda or cuda:N, got {self.device!r}")
         if self.dtype not in ("auto", "float32", "bfloat16", "float16"):
             raise bad("dtype", f"must be auto, float32, bfloat16 or float16, got {self.dtype!r}")
+        if self.quantize not in ("none", "int8", "int4"):
+            raise bad("quantize", f"must be none, int8 or int4, got {self.quantize!r}")
+        if self.quantize != "none" and self.device.startswith("cuda"):
+            raise bad("quantize", "int8 and int4 use torch's CPU kernels; on a GPU use "
+                      "MNEMO_DTYPE=bfloat16 instead")
+        if self.quantize != "none" and self.dtype not in ("auto", "float32"):
+            raise bad("quantize", "keeps the rest of the model in float32: leave MNEMO_DTYPE "
+                      "at auto or float32")
+        if self.quantize != "none" and self.admin_keys:
+            raise bad("quantize", "cannot be combined with the admin API (MNEMO_ADMIN_KEYS): "
+                      "adapters loaded at run time need float linear layers; list adapters in "
+                      "MNEMO_ADAPTERS instead, they are loaded before quantization")
         for name in ("default_max_new_tokens", "max_new_tokens_limit", "max_request_bytes",
                      "max_messages", "max_message_chars", "max_batch_size"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:

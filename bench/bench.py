@@ -1,6 +1,6 @@
 """Mnemo benchmark: starts the servers, measures them side by side, prints tables of figures.
 
-    scripts/bench [--runs 3] [--no-peer]
+    scripts/bench [--runs 3] [--no-peer] [--no-llama-cpp] [--quantize none,int4] [--sections abcdf]
 
 (a) HTTP latency against in-process ``generate`` on the same prompt and token count;
 (b) aggregate tokens/s at 1, 4, 8 and 16 concurrent conversations (OpenAI API, greedy, 64 tokens);
@@ -8,7 +8,9 @@
     and grows to about 2,000 tokens;
 (d) trim-and-render time for histories of 10, 100 and 1,000 messages;
 (e) (b) and (c) for ``transformers serve`` with and without ``--continuous-batching`` on the same
-    weights, interleaved run by run with Mnemo's so that all share the machine's state;
+    weights, and for llama.cpp (llama-cpp-python's server) on the same GGUF file, interleaved run
+    by run with Mnemo's (float32, and each --quantize setting) so that all share the machine's
+    state; (b) also gives each server's peak resident memory at 1 and 16 concurrent;
 (f) a short load test under gunicorn: requests/s and p50/p95 latency, native and OpenAI API.
 Each figure is the median of --runs runs.
 """
@@ -26,7 +28,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench.servers import Server, mnemo, transformers_serve
+from bench.servers import Server, mnemo, resident_mb, transformers_serve
 
 TOPICS = ["the ocean", "mountains", "bread", "trains", "music", "gardens", "rivers", "cities",
           "the moon", "forests", "coffee", "bicycles", "winter", "libraries", "birds", "clocks"]
@@ -86,12 +88,23 @@ def bench_concurrency(server: Server, users: int, run: int, tokens: int = 64) ->
         counts[i] = body["usage"]["completion_tokens"]
 
     threads = [threading.Thread(target=one, args=(i,)) for i in range(users)]
+    peak, done = [resident_mb(server.proc.pid)], threading.Event()
+
+    def watch():
+        while not done.wait(0.25):
+            peak.append(resident_mb(server.proc.pid))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
     t = time.perf_counter()
     for th in threads:
         th.start()
     for th in threads:
         th.join()
-    return sum(counts) / (time.perf_counter() - t)
+    rate = sum(counts) / (time.perf_counter() - t)
+    done.set()
+    watcher.join()
+    return rate, max(peak)
 
 
 def first_token_time(server: Server, messages: list[dict], tokens: int = 64):
@@ -195,17 +208,23 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--port", type=int, default=8123)
     parser.add_argument("--no-peer", action="store_true", help="measure Mnemo only")
+    parser.add_argument("--no-llama-cpp", action="store_true", help="leave llama.cpp out")
+    parser.add_argument("--quantize", default="none,int4",
+                        help="Mnemo servers to run, by MNEMO_QUANTIZE (comma-separated)")
+    parser.add_argument("--sections", default="abcdf", help="which of (a)-(f) to run")
     args = parser.parse_args()
-    from transformers import AutoTokenizer
-
     from api.config import Settings
-    from api.engine.loader import resolve_source
+    from api.engine.loader import embedded_gguf, resolve_source
+    from bench.llama_cpp import llama_cpp_server
 
     engine_dir = Path(resolve_source(Settings.load())[0])
-    servers = [mnemo(args.port, "SmolLM2-135M-Instruct")]
+    servers = [mnemo(args.port + 10 + i, "SmolLM2-135M-Instruct", q)
+               for i, q in enumerate(args.quantize.split(","))]
     if not args.no_peer:
         servers += [transformers_serve(args.port + 1, engine_dir, continuous_batching=False),
                     transformers_serve(args.port + 2, engine_dir, continuous_batching=True)]
+        if not args.no_llama_cpp:
+            servers.append(llama_cpp_server(args.port + 3, embedded_gguf()))
     logs = Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, "
           f"python {platform.python_version()}; runs: {args.runs}; server logs: {logs}")
@@ -216,46 +235,62 @@ def main():
             s.wait_ready()
             json.load(completion(s, essay("warm-up"), 8))
         ours = servers[0]
-        over = [bench_overhead(ours, engine_dir) for _ in range(args.runs)]
-        http_s, local_s = med(o[0] for o in over), med(o[1] for o in over)
-        print(f"(a) {over[0][2]} tokens: HTTP {http_s:.2f} s, in-process generate {local_s:.2f} s, "
-              f"overhead {100 * (http_s / local_s - 1):+.1f} %")
-
-        rates = {s.name: {u: [] for u in USERS} for s in servers}
-        for users in USERS:
-            for run in range(args.runs):
-                for s in servers:  # interleaved: every server sees the same machine state
-                    rates[s.name][users].append(bench_concurrency(s, users, run))
-        print("\n(b) aggregate tok/s | " + " | ".join(f"{u} concurrent" for u in USERS))
-        for s in servers:
-            print(f"{s.name} | " + " | ".join(f"{med(rates[s.name][u]):.1f}" for u in USERS))
-
-        turns = {s.name: [] for s in servers}
-        for run in range(args.runs):
-            for s in servers:
-                turns[s.name].append(bench_turns(s, conversation=run + 1))
-        tok = AutoTokenizer.from_pretrained(engine_dir)
-        print("\n(c) first token, s | " + " | ".join(f"turn {t}" for t in TURNS)
-              + " | turn 20 / turn 1 | history at turn 20")
-        for s in servers:
-            ttft = {t: med(r[0][t] for r in turns[s.name]) for t in TURNS}
-            history = len(tok.apply_chat_template(turns[s.name][0][1], tokenize=True,
-                                                  add_generation_prompt=True)["input_ids"])
-            print(f"{s.name} | " + " | ".join(f"{ttft[t]:.3f}" for t in TURNS)
-                  + f" | {ttft[20] / ttft[1]:.2f}x | {history} tokens")
-
-        print("\n(d) trim + render")
-        for (n, max_turns), ms in bench_trim(engine_dir).items():
-            print(f"{n:4d} messages, max_turns={max_turns}: {ms:.2f} ms")
-
-        print("\n(f) load, 48 requests x 16 tokens, 8 at a time | requests/s | p50 s | p95 s")
-        for api in ("native", "openai"):
-            runs = [bench_load(ours, api) for _ in range(args.runs)]
-            print(f"{api} | {med(r[0] for r in runs):.2f} | {med(r[1] for r in runs):.2f} | "
-                  f"{med(r[2] for r in runs):.2f}")
+        if "a" in args.sections:
+            over = [bench_overhead(ours, engine_dir) for _ in range(args.runs)]
+            http_s, local_s = med(o[0] for o in over), med(o[1] for o in over)
+            print(f"(a) {over[0][2]} tokens: HTTP {http_s:.2f} s, in-process generate {local_s:.2f} s, "
+                  f"overhead {100 * (http_s / local_s - 1):+.1f} %")
+        if "b" in args.sections:
+            bench_rates(servers, args.runs)
+        if "c" in args.sections:
+            bench_growth(servers, args.runs, engine_dir)
+        if "d" in args.sections:
+            print("\n(d) trim + render")
+            for (n, max_turns), ms in bench_trim(engine_dir).items():
+                print(f"{n:4d} messages, max_turns={max_turns}: {ms:.2f} ms")
+        if "f" in args.sections:
+            print("\n(f) load, 48 requests x 16 tokens, 8 at a time | requests/s | p50 s | p95 s")
+            for api in ("native", "openai"):
+                runs = [bench_load(ours, api) for _ in range(args.runs)]
+                print(f"{api} | {med(r[0] for r in runs):.2f} | {med(r[1] for r in runs):.2f} | "
+                      f"{med(r[2] for r in runs):.2f}")
     finally:
         for s in servers:
             s.stop()
+
+
+def bench_rates(servers: list[Server], runs: int) -> None:
+    rates = {s.name: {u: [] for u in USERS} for s in servers}
+    memory = {s.name: {u: [] for u in USERS} for s in servers}
+    for users in USERS:
+        for run in range(runs):
+            for s in servers:  # interleaved: every server sees the same machine state
+                rate, rss = bench_concurrency(s, users, run)
+                rates[s.name][users].append(rate)
+                memory[s.name][users].append(rss)
+    print("\n(b) aggregate tok/s | " + " | ".join(f"{u} concurrent" for u in USERS)
+          + " | peak RSS MB at 1 | at 16")
+    for s in servers:
+        print(f"{s.name} | " + " | ".join(f"{med(rates[s.name][u]):.1f}" for u in USERS)
+              + f" | {max(memory[s.name][1]):.0f} | {max(memory[s.name][16]):.0f}")
+
+
+def bench_growth(servers: list[Server], runs: int, engine_dir: Path) -> None:
+    from transformers import AutoTokenizer
+
+    turns = {s.name: [] for s in servers}
+    for run in range(runs):
+        for s in servers:
+            turns[s.name].append(bench_turns(s, conversation=run + 1))
+    tok = AutoTokenizer.from_pretrained(engine_dir)
+    print("\n(c) first token, s | " + " | ".join(f"turn {t}" for t in TURNS)
+          + " | turn 20 / turn 1 | history at turn 20")
+    for s in servers:
+        ttft = {t: med(r[0][t] for r in turns[s.name]) for t in TURNS}
+        history = len(tok.apply_chat_template(turns[s.name][0][1], tokenize=True,
+                                              add_generation_prompt=True)["input_ids"])
+        print(f"{s.name} | " + " | ".join(f"{ttft[t]:.3f}" for t in TURNS)
+              + f" | {ttft[20] / ttft[1]:.2f}x | {history} tokens")
 
 
 if __name__ == "__main__":

@@ -64,10 +64,34 @@ class Server:
             self.log.close()
 
 
-def mnemo(port: int, model_id: str) -> Server:
-    return Server("mnemo", port, model_id,
+def mnemo(port: int, model_id: str, quantize: str = "none") -> Server:
+    name = "mnemo" if quantize == "none" else f"mnemo {quantize}"
+    return Server(name, port, model_id,
                   [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
-                  env={"MNEMO_BIND": f"127.0.0.1:{port}", "MNEMO_MAX_QUEUE": "64"})
+                  env={"MNEMO_BIND": f"127.0.0.1:{port}", "MNEMO_MAX_QUEUE": "64",
+                       "MNEMO_QUANTIZE": quantize})
+
+
+def resident_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants (gunicorn: master and worker)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo.extend(children.get(p, []))
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
 
 
 def transformers_serve(port: int, model_dir: Path, continuous_batching: bool) -> Server:

@@ -114,14 +114,17 @@ def inspect(path: Path, model) -> tuple[int, tuple[str, ...]]:
 
 
 def _linear_layers(model) -> dict:
-    """The model's linear layers by name (inside a LoRA wrapper, the layer it wraps)."""
+    """The model's linear layers by name (inside a LoRA wrapper, the layer it wraps; a
+    quantized layer counts: adapters loaded at start wrap it)."""
+    from .quantize import QuantLinear
+
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     out = {}
     for name, module in base.named_modules():
         if ".lora_" in name or name.endswith("base_layer"):
             continue
         layer = getattr(module, "base_layer", module)
-        if isinstance(layer, torch.nn.Linear):
+        if isinstance(layer, (torch.nn.Linear, QuantLinear)):
             out[name] = layer
     return out
 

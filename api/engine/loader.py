@@ -23,6 +23,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
 from ..config import ConfigError, Settings
+from .quantize import quantize
 
 log = logging.getLogger("mnemo.loader")
 
@@ -147,6 +148,11 @@ def load(settings: Settings) -> Loaded:
         for name in names[1:]:
             model.load_adapter(settings.adapters[name], adapter_name=name)
     model.to(device).eval()
+    if settings.quantize != "none":
+        if device.type != "cpu":  # device "auto" found a GPU
+            raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
+                              "use MNEMO_DTYPE=bfloat16 instead")
+        quantize(model, settings.quantize)
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
     eos = model.generation_config.eos_token_id if model.generation_config else None

@@ -1,0 +1,93 @@
+"""What an output-changing option does to the model's answers: greedy agreement with float32 on
+fixed prompts, and the perplexity of a held-out text (bench/data/heldout.txt, written for this
+purpose, so no model has seen it).
+
+    .venv/bin/python -m bench.quality [--tokens 64]
+
+Agreement is reported two ways: the share of generated tokens identical to float32's at the same
+position, and how many tokens come before the first difference (greedy decoding follows its own
+output, so one near-tie sends the rest of the answer elsewhere without the model being worse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+from pathlib import Path
+
+import torch
+
+PROMPTS = [
+    "What is the capital of France?",
+    "Explain photosynthesis in two sentences.",
+    "Write a haiku about the sea.",
+    "List three uses of a paperclip.",
+    "How do I boil an egg?",
+    "What is 12 times 7?",
+    "Give me a tip for learning a new language.",
+    "Describe a cat to someone who has never seen one.",
+]
+HELDOUT = Path(__file__).parent / "data" / "heldout.txt"
+OPTIONS = {"float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
+           "int4": {"quantize": "int4"}}
+
+
+def load(option: str, **settings):
+    from api.config import Settings
+    from api.engine.loader import load as load_model
+
+    return load_model(Settings.load(overrides={"adapters": {}, **OPTIONS[option], **settings}))
+
+
+def greedy(loaded, prompts: list[str], tokens: int) -> list[list[int]]:
+    tok, out = loaded.tokenizer, []
+    with torch.inference_mode():
+        for prompt in prompts:
+            ids = tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+                                          return_tensors="pt", return_dict=True)["input_ids"]
+            gen = loaded.model.generate(ids, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False,
+                                        pad_token_id=tok.eos_token_id)
+            out.append(gen[0, ids.shape[1]:].tolist())
+    return out
+
+
+def perplexity(loaded, text: str) -> float:
+    ids = loaded.tokenizer(text, return_tensors="pt")["input_ids"]
+    with torch.inference_mode():
+        logits = loaded.model(ids).logits[0, :-1].float()
+    nll = torch.nn.functional.cross_entropy(logits, ids[0, 1:])
+    return math.exp(nll.item())
+
+
+def agreement(reference: list[list[int]], other: list[list[int]]) -> tuple[float, float]:
+    """(share of tokens equal at the same position, median tokens before the first difference)"""
+    pairs = list(zip(reference, other, strict=True))
+    same = [sum(a == b for a, b in zip(r, o, strict=True)) / len(r) for r, o in pairs]
+    first = [next((i for i, (a, b) in enumerate(zip(r, o, strict=True)) if a != b), len(r))
+             for r, o in pairs]
+    return statistics.mean(same), statistics.median(first)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tokens", type=int, default=64)
+    args = parser.parse_args()
+    text = HELDOUT.read_text(encoding="utf-8")
+    ref = None
+    print(f"{len(PROMPTS)} prompts x {args.tokens} greedy tokens; held-out text: {HELDOUT.name}")
+    print("option | same token at same position | tokens before first difference (median) | "
+          "perplexity | decode tok/s in-process")
+    for option in OPTIONS:
+        loaded = load(option)
+        t = time.perf_counter()
+        outs = greedy(loaded, PROMPTS, args.tokens)
+        rate = len(PROMPTS) * args.tokens / (time.perf_counter() - t)
+        ref = ref or outs
+        same, first = agreement(ref, outs)
+        print(f"{option} | {100 * same:.0f} % | {first:.0f} | {perplexity(loaded, text):.2f} | {rate:.1f}")
+
+
+if __name__ == "__main__":
+    main()
