@@ -1,6 +1,7 @@
 """Mnemo benchmark: starts the servers, measures them side by side, prints tables of figures.
 
-    scripts/bench [--runs 3] [--no-peer] [--no-llama-cpp] [--quantize none,int4] [--sections abcdf]
+    scripts/bench [--runs 3] [--peers serve,serve-cb,llama-cpp] [--no-peer]
+                  [--quantize none,int4] [--sections abcdf]
 
 (a) HTTP latency against in-process ``generate`` on the same prompt and token count;
 (b) aggregate tokens/s at 1, 4, 8 and 16 concurrent conversations (OpenAI API, greedy, 64 tokens);
@@ -207,8 +208,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--port", type=int, default=8123)
+    parser.add_argument("--peers", default="serve,serve-cb,llama-cpp",
+                        help="peers to run beside Mnemo: serve (transformers serve), serve-cb "
+                             "(with --continuous-batching), llama-cpp; empty: none")
     parser.add_argument("--no-peer", action="store_true", help="measure Mnemo only")
-    parser.add_argument("--no-llama-cpp", action="store_true", help="leave llama.cpp out")
     parser.add_argument("--quantize", default="none,int4",
                         help="Mnemo servers to run, by MNEMO_QUANTIZE (comma-separated)")
     parser.add_argument("--sections", default="abcdf", help="which of (a)-(f) to run")
@@ -220,11 +223,13 @@ def main():
     engine_dir = Path(resolve_source(Settings.load())[0])
     servers = [mnemo(args.port + 10 + i, "SmolLM2-135M-Instruct", q)
                for i, q in enumerate(args.quantize.split(","))]
-    if not args.no_peer:
-        servers += [transformers_serve(args.port + 1, engine_dir, continuous_batching=False),
-                    transformers_serve(args.port + 2, engine_dir, continuous_batching=True)]
-        if not args.no_llama_cpp:
-            servers.append(llama_cpp_server(args.port + 3, embedded_gguf()))
+    peers = set() if args.no_peer else set(filter(None, args.peers.split(",")))
+    if "serve" in peers:
+        servers.append(transformers_serve(args.port + 1, engine_dir, continuous_batching=False))
+    if "serve-cb" in peers:
+        servers.append(transformers_serve(args.port + 2, engine_dir, continuous_batching=True))
+    if "llama-cpp" in peers:
+        servers.append(llama_cpp_server(args.port + 3, embedded_gguf()))
     logs = Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, "
           f"python {platform.python_version()}; runs: {args.runs}; server logs: {logs}")

@@ -126,6 +126,17 @@ def keep_freed_memory() -> None:
     libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD: ...which keeps up to 1 GiB free for reuse
 
 
+def release_freed_memory() -> None:
+    """Hand memory freed so far back to the kernel (``keep_freed_memory`` keeps up to 1 GiB)."""
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def load(settings: Settings) -> Loaded:
     """Load model, tokenizer and adapters as the settings say; the model is in eval mode."""
     source, model_id = resolve_source(settings)
@@ -153,6 +164,7 @@ def load(settings: Settings) -> Loaded:
             raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
                               "use MNEMO_DTYPE=bfloat16 instead")
         quantize(model, settings.quantize)
+        release_freed_memory()  # the float weights just replaced
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
     eos = model.generation_config.eos_token_id if model.generation_config else None
