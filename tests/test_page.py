@@ -78,6 +78,13 @@ def stored(page):
     return page.evaluate("window.MnemoStore.list()")
 
 
+def downloaded(page, button: str) -> str:
+    """Click ``button`` and return the text of the file it downloads."""
+    with page.expect_download() as info:
+        page.click(button)
+    return open(info.value.path(), encoding="utf-8").read()
+
+
 def test_send_streams_and_shows_history_report(context, live):
     page = open_page(context, live.url)
     send(page, "Hello there")
@@ -165,12 +172,8 @@ def test_export_import_round_trip(context, live):
     page = open_page(context, live.url)
     send(page, "Export me **bold** 你好")
     wait_reply(page, 2)
-    with page.expect_download() as info:
-        page.click("#export-all")
-    exported = json.loads(open(info.value.path(), encoding="utf-8").read())
-    with page.expect_download() as info:
-        page.click("#export-md")
-    markdown = open(info.value.path(), encoding="utf-8").read()
+    exported = json.loads(downloaded(page, "#export-all"))
+    markdown = downloaded(page, "#export-md")
     assert "Export me **bold** 你好" in markdown
     page.evaluate("localStorage.clear()")
     page.set_input_files("#import-file", files=[{

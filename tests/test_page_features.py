@@ -12,6 +12,7 @@ from tests.helpers import sleep_each_step, wrap_forward
 from tests.test_page import (
     browser,
     context,
+    downloaded,
     open_page,
     record_chat_bodies,
     send,
@@ -74,9 +75,7 @@ def test_branches_keep_every_version_and_send_the_path_shown(context, live):
     assert texts(page, "user") == ["Hello", "Second question", "Third"]
 
     # Export and import keep every branch.
-    with page.expect_download() as info:
-        page.click("#export-all")
-    exported = json.loads(open(info.value.path(), encoding="utf-8").read())
+    exported = json.loads(downloaded(page, "#export-all"))
     assert exported["version"] == 2
     page.evaluate("localStorage.clear()")
     page.set_input_files("#import-file", files=[{

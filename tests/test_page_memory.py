@@ -7,7 +7,16 @@ import json
 
 from playwright.sync_api import expect
 
-from tests.test_page import browser, context, open_page, record_chat_bodies, send, stored, wait_reply
+from tests.test_page import (
+    browser,
+    context,
+    downloaded,
+    open_page,
+    record_chat_bodies,
+    send,
+    stored,
+    wait_reply,
+)
 
 __all__ = ["browser", "context"]  # fixtures, re-used
 
@@ -93,9 +102,7 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     page.click("#mem-preview")
     expect(page.locator("#mem-plan")).to_contain_text("unsigned, placed as plain context")
     # Export, wipe, import: the summary comes back with the conversation.
-    with page.expect_download() as info:
-        page.click("#export-json")
-    exported = json.loads(open(info.value.path(), encoding="utf-8").read())
+    exported = json.loads(downloaded(page, "#export-json"))
     assert exported["id"] == conv_id and exported["summary"]["text"].endswith("likes jazz.")
     page.evaluate("localStorage.clear()")
     page.set_input_files("#import-file", files=[{

@@ -12,6 +12,7 @@ from tests.helpers import sleep_each_step, wrap_forward
 from tests.test_page import (
     browser,
     context,
+    downloaded,
     open_page,
     send,
     set_max_new_tokens,
@@ -255,9 +256,7 @@ def test_importing_one_file_again_and_again_adds_one_copy(context, live):
     page = open_page(context, live.url)
     send(page, "Original")
     wait_reply(page, 2)
-    with page.expect_download() as info:
-        page.click("#export-all")
-    exported = json.loads(open(info.value.path(), encoding="utf-8").read())
+    exported = json.loads(downloaded(page, "#export-all"))
     page.once("dialog", lambda d: d.accept("Changed here"))
     page.click("#rename-conv")
     expect(page.locator("#conv-title")).to_have_text("Changed here")
