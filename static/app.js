@@ -24,8 +24,7 @@ function defaults() {
   return { system: "", template: "default", adapter: "", max_turns: d.max_turns,
            max_new_tokens: d.max_new_tokens, temperature: 0, compact: true, recall: false };
 }
-const write = (conv) => S.write(conv);
-app.save = () => write(app.current);
+app.save = () => S.write(app.current);
 function remember(id) {
   try { localStorage.setItem("mnemo.v1.current", id); } catch (e) { /* only a convenience */ }
 }
@@ -239,8 +238,8 @@ async function reply(userId, cont) {
   reply.status = "streaming";
   app.controller = new AbortController();
   setBusy(true);
-  write(conv); // saved before the wait for the first token, and every 2 s while it lasts
-  const beat = setInterval(() => write(conv), 2000);
+  S.write(conv); // saved before the wait for the first token, and every 2 s while it lasts
+  const beat = setInterval(() => S.write(conv), 2000);
   app.render();
   let failure = null, lastSave = 0, frame = 0;
   const paint = () => {
@@ -252,7 +251,7 @@ async function reply(userId, cont) {
     const data = await streamChat(body, app.controller.signal, (text) => {
       reply.content += text;
       if (!frame) frame = requestAnimationFrame(paint);
-      if (Date.now() - lastSave > 500) { write(conv); lastSave = Date.now(); }
+      if (Date.now() - lastSave > 500) { S.write(conv); lastSave = Date.now(); }
     });
     reply.content = before + data.message.content;
     reply.report = data.history;
@@ -291,7 +290,7 @@ async function reply(userId, cont) {
   }
   app.controller = null;
   setBusy(false);
-  write(conv);
+  S.write(conv);
   if (app.current === conv) app.render();
 }
 
