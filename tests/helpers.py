@@ -42,7 +42,7 @@ def parse_sse(text: str) -> list[tuple[str | None, object]]:
 def wrap_forward(monkeypatch, app, before_call):
     """Call ``before_call(n)`` before the n-th forward pass of the app's model (fault injection,
     or a slower model); return a function that restores the real forward."""
-    model = app.extensions["engine"].scheduler.model
+    model = app.extensions["engine"].scheduler.runner  # every forward goes through it
     real = model.forward
     calls = {"n": 0}
 

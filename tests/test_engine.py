@@ -143,7 +143,7 @@ class FaultTimes(list):
 def fail_forward(engine, monkeypatch, when):
     """Raise from the model's forward when ``when(input_ids)``; return the fault times (and,
     in ``times.rows``, the rows of each failed forward)."""
-    model, times, rows = engine.scheduler.model, FaultTimes(), []
+    model, times, rows = engine.scheduler.runner, FaultTimes(), []
     times.rows = rows
     real = model.forward
 
@@ -223,7 +223,7 @@ def test_out_of_memory_in_decode_preempts_and_every_request_finishes_correctly(
     the KV budget drops to what fitted, and they wait instead of being readmitted into the
     same failure; the oldest keeps going, and every answer is what it is alone."""
     ids, expected = prompts
-    model, real = engine.scheduler.model, engine.scheduler.model.forward
+    model, real = engine.scheduler.runner, engine.scheduler.runner.forward
 
     def forward(*args, **kwargs):
         if kwargs["input_ids"].shape[0] > 1 and kwargs["input_ids"].shape[1] == 1:
@@ -270,7 +270,7 @@ def test_long_prompt_is_prefilled_in_chunks_between_decode_steps(tiny_dir, lora_
     expected_long = solo(engine, long_ids)
     expected_short = solo(engine, short_ids, SamplingParams(max_new_tokens=60))
     engine.scheduler.prefix.clear()
-    model, real, calls = engine.scheduler.model, engine.scheduler.model.forward, []
+    model, real, calls = engine.scheduler.runner, engine.scheduler.runner.forward, []
 
     def forward(*args, **kwargs):
         calls.append(tuple(kwargs["input_ids"].shape))
@@ -294,7 +294,7 @@ def test_beam_search_runs_inside_the_batch_and_never_stalls_a_stream(engine, mon
     params = SamplingParams(max_new_tokens=40)
     expected_beam = solo(engine, beam_ids, beam)
     expected_stream = solo(engine, stream_ids, params)
-    model, real, shapes = engine.scheduler.model, engine.scheduler.model.forward, []
+    model, real, shapes = engine.scheduler.runner, engine.scheduler.runner.forward, []
 
     def forward(*args, **kwargs):
         shapes.append(tuple(kwargs["input_ids"].shape))

@@ -209,7 +209,7 @@ def test_waiting_requests_prefill_together_and_answer_as_alone(app, client, monk
     engine.scheduler.prefix.clear()
     list(engine.submit(prompt(history[:1]), greedy, None))  # the group's row 0 starts from it
 
-    model = engine.scheduler.model
+    model = engine.scheduler.runner
     real, go, prefills = model.forward, threading.Event(), []
 
     def forward(*args, **kwargs):

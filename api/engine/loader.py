@@ -23,6 +23,8 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
 from ..config import ConfigError, Settings
+from . import packing
+from .fastpath import FastForward, unsupported
 from .quantize import quantize
 
 log = logging.getLogger("mnemo.loader")
@@ -41,6 +43,7 @@ class Loaded:
     context_window: int
     adapters: tuple[str, ...]
     eos_ids: frozenset[int]
+    fast: FastForward | None = None  # the lean forward, where it runs this model
 
 
 def embedded_gguf() -> Path:
@@ -165,6 +168,7 @@ def load(settings: Settings) -> Loaded:
                               "use MNEMO_DTYPE=bfloat16 instead")
         quantize(model, settings.quantize)
         release_freed_memory()  # the float weights just replaced
+    fast = lean_forward(model, settings, device)
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
     eos = model.generation_config.eos_token_id if model.generation_config else None
@@ -173,4 +177,19 @@ def load(settings: Settings) -> Loaded:
         eos_ids.add(tokenizer.eos_token_id)
     return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
                   context_window=int(window), adapters=tuple(settings.adapters),
-                  eos_ids=frozenset(eos_ids))
+                  eos_ids=frozenset(eos_ids), fast=fast)
+
+
+def lean_forward(model, settings: Settings, device: torch.device) -> FastForward | None:
+    """The lean forward for ``model`` (float32 weights packed first), or None where it does
+    not run (off, a GPU, a model that is not Llama): then transformers' forward serves."""
+    if not settings.lean_forward:
+        return None
+    why = unsupported(model, device)
+    if why is None and model.dtype == torch.float32 and packing.available():
+        packing.pack(model)
+        release_freed_memory()  # the plain float weights just reordered
+    if why is not None:
+        log.info("transformers' forward serves every request: %s", why)
+        return None
+    return FastForward(model)

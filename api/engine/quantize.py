@@ -58,13 +58,45 @@ class QuantLinear(nn.Module):
         self.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().clone(),
                                                                     requires_grad=False)
 
+    @classmethod
+    def joined(cls, layers: list[QuantLinear]) -> QuantLinear:
+        """One layer computing ``layers``' outputs side by side (the lean forward's joined
+        projections). Scales and offsets are per output row, so joining changes no number;
+        each of ``layers`` then reads a view of the joined weights, so nothing is stored twice."""
+        first = layers[0]
+        if any(m.mode != first.mode or m.in_features != first.in_features for m in layers):
+            raise ValueError("only layers of one mode and input size can be joined")
+        if first.mode == "int4" and any(m.out_features % 64 for m in layers[:-1]):
+            # torch packs int4 rows in blocks of 64: other sizes do not join by concatenation
+            raise ValueError("int4 layers join only at multiples of 64 outputs")
+        joined = cls.__new__(cls)
+        nn.Module.__init__(joined)
+        joined.in_features, joined.mode, joined.out_dtype = first.in_features, first.mode, first.out_dtype
+        joined.out_features = sum(m.out_features for m in layers)
+        joined.register_buffer("qweight", torch.cat([m.qweight for m in layers]))
+        # int4 scales are [groups, out, 2], int8 scales [out]: the output axis differs.
+        joined.register_buffer("scales", torch.cat([m.scales for m in layers],
+                                                   dim=1 if first.mode == "int4" else 0))
+        joined.bias = None
+        if any(m.bias is not None for m in layers):
+            joined.bias = nn.Parameter(torch.cat(
+                [m.bias.detach() if m.bias is not None else m.qweight.new_zeros(
+                    m.out_features, dtype=m.out_dtype) for m in layers]), requires_grad=False)
+        at = 0
+        for m in layers:  # rows of the packed int4 layout are whole 64-row blocks of outputs
+            m.qweight = joined.qweight[at:at + m.out_features]
+            at += m.out_features
+        return joined
+
+    def matmul(self, flat: torch.Tensor) -> torch.Tensor:
+        """[rows, in] bfloat16 -> [rows, out] bfloat16, bias not included."""
+        if self.mode == "int8":
+            return torch.ops.aten._weight_int8pack_mm(flat, self.qweight, self.scales)
+        return torch.ops.aten._weight_int4pack_mm_for_cpu(flat, self.qweight, GROUP, self.scales)
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         flat = x.reshape(-1, self.in_features).to(torch.bfloat16).contiguous()
-        if self.mode == "int8":
-            y = torch.ops.aten._weight_int8pack_mm(flat, self.qweight, self.scales)
-        else:
-            y = torch.ops.aten._weight_int4pack_mm_for_cpu(flat, self.qweight, GROUP, self.scales)
-        y = y.to(self.out_dtype).reshape(*x.shape[:-1], self.out_features)
+        y = self.matmul(flat).to(self.out_dtype).reshape(*x.shape[:-1], self.out_features)
         return y if self.bias is None else y + self.bias
 
     def extra_repr(self) -> str:
@@ -80,7 +112,7 @@ def quantize(model: nn.Module, mode: str) -> int:
     targets = []
     for name, module in model.named_modules():
         for child_name, child in module.named_children():
-            if type(child) is nn.Linear and not _is_lora_part(name, child_name):
+            if type(child) is nn.Linear and not is_lora_part(name, child_name):
                 targets.append((module, child_name, child))
     for parent, child_name, child in targets:
         # The output layer stays at 8 bits under int4, as llama.cpp keeps it above 4: the
@@ -89,6 +121,6 @@ def quantize(model: nn.Module, mode: str) -> int:
     return len(targets)
 
 
-def _is_lora_part(parent: str, child: str) -> bool:
+def is_lora_part(parent: str, child: str) -> bool:
     """peft's own small matrices (lora_A, lora_B, ...) stay in float."""
     return any(part.startswith("lora_") for part in (*parent.split("."), child))

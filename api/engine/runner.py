@@ -67,13 +67,20 @@ class Runner:
             self._lora_on = routed
         return {"adapter_names": [a or "__base__" for a in adapters]} if routed else {}
 
+    def forward(self, adapters: list[str | None], **inputs):
+        """One forward of the model (every forward goes through here): the lean one
+        (``fastpath``) unless a row is routed to an adapter."""
+        kwargs = self._adapter_kwargs(adapters)
+        if self.m.fast is not None and not kwargs:
+            return self.m.fast(**inputs)
+        return self.model(**inputs, use_cache=True, **kwargs)
+
     # -- prefill ------------------------------------------------------------------------
     def prefill_group(self, group: list[prefill.Pending]):
         """Run a group's new prompt tokens; return (last logits [n, vocab], their cache)."""
         inputs = (prefill.single(group[0], self.device) if len(group) == 1
                   else prefill.batched(group, self.device, pad_id=self.pad_id))
-        out = self.model(**inputs, use_cache=True, logits_to_keep=1,
-                         **self._adapter_kwargs([p.seq.adapter for p in group]))
+        out = self.forward([p.seq.adapter for p in group], **inputs, logits_to_keep=1)
         return out.logits[:, -1], out.cache
 
     def prefill_chunk(self, seq: Sequence, n: int) -> torch.Tensor | None:
@@ -82,10 +89,10 @@ class Runner:
             seq.cache = new_cache()
         start = seq.fed
         ids = seq.history[start:start + n]
-        out = self.model(input_ids=torch.tensor([ids], device=self.device),
-                         position_ids=torch.arange(start, start + len(ids), device=self.device)[None],
-                         cache=seq.cache, use_cache=True, logits_to_keep=1,
-                         **self._adapter_kwargs([seq.adapter]))
+        out = self.forward(
+            [seq.adapter], input_ids=torch.tensor([ids], device=self.device),
+            position_ids=torch.arange(start, start + len(ids), device=self.device)[None],
+            cache=seq.cache, logits_to_keep=1)
         seq.fed = start + len(ids)
         return out.logits[:, -1] if seq.fed == len(seq.history) else None
 
@@ -120,8 +127,7 @@ class Runner:
         logits = []
         try:
             for g in self.groups:
-                out = self.model(**g.inputs(self.device), use_cache=True,
-                                 **self._adapter_kwargs(g.adapters()))
+                out = self.forward(g.adapters(), **g.inputs(self.device))
                 g.cache = out.cache
                 logits.append(out.logits[:, -1])
         except BaseException:

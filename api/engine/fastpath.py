@@ -1,0 +1,211 @@
+"""A lean forward pass for Llama-architecture models, used for every forward without a LoRA
+adapter on a CPU.
+
+A decode step of the 135M model does little arithmetic per module: at one row, most of the
+time of transformers' forward is Python around it (30 layers of module calls, hooks, mask and
+cache bookkeeping, and under ``MNEMO_QUANTIZE`` a dtype cast on each side of every linear
+layer). This forward is the same computation in a few tensor operations per layer:
+
+- the query, key and value projections are one matrix, and so are the gate and up projections
+  (four matrix products a layer instead of seven); the model's own layers keep working on
+  views of the joined weights, so nothing is stored twice;
+- the attention mask is built once per forward, not per layer;
+- under int8/int4, activations enter the joined projections in bfloat16 once, and the residual
+  stream stays in float32 as in transformers' forward.
+
+It takes the inputs the runner gives transformers' forward (ids, positions, a 2-D or 4-D
+attention mask, the cache of ``kvbuffer`` layers) and returns the same two things (logits and
+cache), so the runner chooses per forward: a forward that routes rows to LoRA adapters runs
+transformers' (peft's) forward, every other this one. tests/test_fastpath.py checks that the
+two give the same logits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .packing import PackedLinear
+from .quantize import QuantLinear
+
+
+@dataclass
+class Output:
+    logits: torch.Tensor
+    cache: object
+
+
+def unsupported(model: nn.Module, device: torch.device) -> str | None:
+    """Why this forward cannot run ``model`` (None: it can)."""
+    base = _base(model)
+    config = base.config
+    if device.type != "cpu":
+        return "the lean forward is measured on CPU only; GPUs use transformers' forward"
+    if getattr(config, "model_type", None) not in ("llama",):
+        return f"model type {getattr(config, 'model_type', None)!r} is not a Llama model"
+    if getattr(config, "hidden_act", "silu") != "silu":
+        return f"activation {config.hidden_act!r} is not silu"
+    if getattr(config, "pretraining_tp", 1) != 1:
+        return "pretraining_tp is not 1"
+    for layer in base.model.layers:
+        kinds = {type(_plain(m)) for m in _projections(layer)}
+        if len(kinds) != 1 or not kinds <= {nn.Linear, QuantLinear, PackedLinear}:
+            return f"projection layers of types {sorted(k.__name__ for k in kinds)}"
+    return None
+
+
+def _base(model: nn.Module) -> nn.Module:
+    return model.get_base_model() if hasattr(model, "get_base_model") else model
+
+
+def _plain(module: nn.Module) -> nn.Module:
+    """A peft LoRA layer's base layer, or the layer itself."""
+    return getattr(module, "base_layer", module)
+
+
+def _projections(layer) -> list[nn.Module]:
+    a, m = layer.self_attn, layer.mlp
+    return [a.q_proj, a.k_proj, a.v_proj, a.o_proj, m.gate_proj, m.up_proj, m.down_proj]
+
+
+class _Proj:
+    """Projections the lean forward calls as one: 2-D input, 2-D output (their outputs side by
+    side), in its dtype. Plain and quantized layers are joined into one matrix; packed ones
+    (oneDNN's opaque layout) cannot be viewed, so they run one by one."""
+
+    def __init__(self, layers: list[nn.Module]):
+        self.quant = isinstance(layers[0], QuantLinear)
+        self.dtype = (torch.bfloat16 if self.quant else torch.float32
+                      if isinstance(layers[0], PackedLinear) else layers[0].weight.dtype)
+        self.parts = layers
+        if len(layers) > 1 and not isinstance(layers[0], PackedLinear):
+            try:
+                self.parts = [_joined(layers)]
+            except ValueError:  # int4 sizes that do not join (not multiples of 64)
+                pass
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        if len(self.parts) == 1:
+            return self._one(self.parts[0], x)
+        return torch.cat([self._one(m, x) for m in self.parts], dim=-1)
+
+    def _one(self, m: nn.Module, x: torch.Tensor) -> torch.Tensor:
+        if not self.quant:
+            return m(x) if isinstance(m, PackedLinear) else F.linear(x, m.weight, m.bias)
+        y = m.matmul(x)
+        return y if m.bias is None else y + m.bias
+
+
+def _joined(layers: list[nn.Module]) -> nn.Module:
+    """One layer computing ``layers``' outputs side by side; each of ``layers`` then works on
+    a view of the joined weights, so the joined layer costs no memory."""
+    if isinstance(layers[0], QuantLinear):
+        return QuantLinear.joined(layers)
+    weight = torch.cat([m.weight.detach() for m in layers])
+    bias = None
+    if any(m.bias is not None for m in layers):
+        bias = torch.cat([m.bias.detach() if m.bias is not None
+                          else m.weight.new_zeros(m.out_features) for m in layers])
+    joined = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None,
+                       device="meta", dtype=weight.dtype)
+    joined.weight = nn.Parameter(weight, requires_grad=False)
+    if bias is not None:
+        joined.bias = nn.Parameter(bias, requires_grad=False)
+    at = 0
+    for m in layers:
+        n = m.out_features
+        m.weight = nn.Parameter(weight[at:at + n], requires_grad=False)
+        if m.bias is not None:
+            m.bias = nn.Parameter(bias[at:at + n], requires_grad=False)
+        at += n
+    return joined
+
+
+class _Layer:
+    def __init__(self, layer):
+        attn = layer.self_attn
+        q, k, v, o, gate, up, down = (_plain(m) for m in _projections(layer))
+        self.qkv = _Proj([q, k, v])
+        self.o = _Proj([o])
+        self.gate_up = _Proj([gate, up])
+        self.down = _Proj([down])
+        self.norm1, self.eps1 = layer.input_layernorm.weight, layer.input_layernorm.variance_epsilon
+        self.norm2 = layer.post_attention_layernorm.weight
+        self.eps2 = layer.post_attention_layernorm.variance_epsilon
+        self.heads = q.out_features // attn.head_dim
+        self.kv_heads = k.out_features // attn.head_dim
+        self.head_dim, self.scaling = attn.head_dim, attn.scaling
+        self.intermediate = gate.out_features
+
+
+class FastForward:
+    """The lean forward of a Llama model whose layers it joins (see the module docstring)."""
+
+    def __init__(self, model: nn.Module):
+        base = _base(model)
+        self.embed = base.model.embed_tokens
+        self.rotary = base.model.rotary_emb
+        self.norm, self.eps = base.model.norm.weight, base.model.norm.variance_epsilon
+        head = _plain(base.get_output_embeddings())
+        if type(head) is nn.Linear and isinstance(_plain(base.model.layers[0].mlp.down_proj), PackedLinear):
+            # The output layer is tied to the embedding table, which must stay plain for the
+            # lookup: the lean forward reads a packed copy of its own.
+            head = PackedLinear(head)
+        self.head = _Proj([head])
+        self.layers = [_Layer(layer) for layer in base.model.layers]
+
+    @torch.inference_mode()
+    def __call__(self, input_ids: torch.Tensor, position_ids: torch.Tensor, cache,
+                 attention_mask: torch.Tensor | None = None, logits_to_keep: int = 0,
+                 **_unused) -> Output:
+        rows, new = input_ids.shape
+        h = self.embed(input_ids).reshape(rows * new, -1)
+        cos, sin = self.rotary(h, position_ids)  # [rows, new, head_dim]
+        # rotate_half(x) * sin == roll(x, half) * sin with its first half negated
+        half = sin.shape[-1] // 2
+        sin = torch.cat((-sin[..., :half], sin[..., half:]), dim=-1)
+        cos, sin = cos.unsqueeze(2), sin.unsqueeze(2)
+        past = cache.get_seq_length() if cache.layers else 0
+        mask = _mask(attention_mask, rows, new, past, h.device)
+        for i, layer in enumerate(self.layers):
+            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache)
+        keep = new if logits_to_keep == 0 else min(logits_to_keep, new)
+        last = h.view(rows, new, -1)[:, new - keep:].reshape(rows * keep, -1)
+        x = F.rms_norm(last, last.shape[-1:], self.norm, self.eps)
+        logits = self.head(x.to(self.head.dtype)).float().view(rows, keep, -1)
+        return Output(logits=logits, cache=cache)
+
+    @staticmethod
+    def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache):
+        heads, kv, dim = layer.heads, layer.kv_heads, layer.head_dim
+        x = F.rms_norm(h, h.shape[-1:], layer.norm1, layer.eps1).to(layer.qkv.dtype)
+        qkv = layer.qkv(x).to(h.dtype).view(rows, new, heads + 2 * kv, dim)
+        qk = qkv[:, :, :heads + kv]
+        qk = torch.addcmul(qk * cos, qk.roll(dim // 2, -1), sin)
+        q = qk[:, :, :heads].transpose(1, 2)
+        keys, values = cache.update(qk[:, :, heads:].transpose(1, 2),
+                                    qkv[:, :, heads + kv:].transpose(1, 2), index)
+        a = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=layer.scaling,
+                                           enable_gqa=kv != heads)
+        a = a.transpose(1, 2).reshape(rows * new, heads * dim)
+        h = h + layer.o(a.to(layer.o.dtype))
+        x = F.rms_norm(h, h.shape[-1:], layer.norm2, layer.eps2).to(layer.gate_up.dtype)
+        gate, up = layer.gate_up(x).to(h.dtype).split(layer.intermediate, dim=-1)
+        return h + layer.down((F.silu(gate) * up).to(layer.down.dtype))
+
+
+def _mask(attention_mask, rows: int, new: int, past: int, device) -> torch.Tensor | None:
+    """A boolean [rows, 1, new, past + new] mask (True: may attend), or None for all."""
+    if attention_mask is not None and attention_mask.dim() == 4:
+        return attention_mask.bool()
+    causal = None
+    if new > 1:
+        keys = torch.arange(past + new, device=device)
+        causal = (keys[None, :] <= past + torch.arange(new, device=device)[:, None])[None, None]
+    if attention_mask is None or bool(attention_mask.all()):
+        return causal
+    padding = attention_mask.bool()[:, None, None, :]
+    return padding if causal is None else padding & causal

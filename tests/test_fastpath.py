@@ -1,0 +1,143 @@
+"""The lean forward (api/engine/fastpath.py) against transformers' forward on the same weights:
+prefill from nothing and over a cached prefix, a batched prefill with padding, decode steps of
+a left-padded batch, for float32 (plain and packed) and int4/int8 weights; and the packed layer
+against ``nn.Linear``, with a LoRA adapter wrapped around it by peft."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+from transformers import AutoModelForCausalLM
+
+from api.config import Settings
+from api.engine import batch as kvbatch
+from api.engine import packing, prefill
+from api.engine.fastpath import FastForward, unsupported
+from api.engine.kvbuffer import new_cache
+from api.engine.loader import lean_forward
+from api.engine.quantize import quantize
+
+
+def script(forward, vocab: int) -> list[torch.Tensor]:
+    """Run the same forwards through ``forward`` (model-like) and return every logits tensor:
+    two prompts prefilled alone, one continued over its cached prefix, the two joined into a
+    left-padded batch, three decode steps of that batch, then a batched prefill of two new
+    prompts over cached prefixes of different lengths."""
+    g = torch.Generator().manual_seed(0)
+    a_ids = torch.randint(10, vocab, (1, 23), generator=g)
+    b_ids = torch.randint(10, vocab, (1, 9), generator=g)
+    out = []
+    ca = new_cache()
+    out.append(forward(input_ids=a_ids[:, :15], position_ids=torch.arange(15)[None], cache=ca,
+                       logits_to_keep=1).logits)
+    out.append(forward(input_ids=a_ids[:, 15:], position_ids=torch.arange(15, 23)[None],
+                       cache=ca, logits_to_keep=1).logits)
+    cb = new_cache()
+    out.append(forward(input_ids=b_ids, position_ids=torch.arange(9)[None], cache=cb).logits)
+    batch = kvbatch.concat(ca, cb)
+    fed = torch.tensor([23, 9])
+    tokens = torch.tensor([[11], [12]])
+    for _ in range(3):
+        fed = fed + 1
+        length = kvbatch.cache_length(batch) + 1
+        mask = (torch.arange(length)[None] >= (length - fed)[:, None]).long()
+        step = forward(input_ids=tokens, position_ids=(fed - 1)[:, None], attention_mask=mask,
+                       cache=batch)
+        out.append(step.logits)
+        tokens = step.logits[:, -1].argmax(-1, keepdim=True)
+    # a batched prefill: rows reuse 15 and 4 cached positions of prompt a, new lengths differ
+    kv = kvbatch.row_kv(batch, 0, 26)  # prompt a's 23 positions and the 3 decoded
+    seqs = [prefill.Pending(None, a_ids[0, :15].tolist() + [13, 14, 15], 15, kv, False),
+            prefill.Pending(None, a_ids[0, :4].tolist() + [16] * 6, 4, kv, False)]
+    out.append(forward(**prefill.batched(seqs, torch.device("cpu"), pad_id=2),
+                       logits_to_keep=1).logits)
+    return out
+
+
+def hf(model):
+    def forward(**inputs):
+        with torch.inference_mode():
+            return model(**inputs, use_cache=True)
+    return forward
+
+
+def compare(got: list[torch.Tensor], want: list[torch.Tensor], tolerance: float) -> None:
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert g.shape == w.shape, i
+        error = ((g - w).norm() / w.norm()).item()
+        assert error < tolerance, f"forward {i}: relative error {error:.2e}"
+
+
+@pytest.mark.parametrize("mode, tolerance", [("plain", 1e-5), ("packed", 1e-5),
+                                              ("int4", 2e-2), ("int8", 2e-2)])
+def test_lean_forward_matches_transformers(tiny_dir, mode, tolerance):
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
+    if mode in ("int4", "int8"):
+        quantize(model, mode)
+    vocab = model.config.vocab_size
+    want = script(hf(model), vocab)
+    if mode == "packed":
+        assert packing.pack(model) == 2 * 7
+    lean = FastForward(model)
+    compare(script(lean, vocab), want, tolerance)
+    # transformers' forward (LoRA requests) still reads the joined or packed weights right
+    compare(script(hf(model), vocab), want, tolerance)
+
+
+@pytest.mark.parametrize("quantize_mode", ["none", "int4"])
+def test_lean_forward_of_the_default_model(smol_dir, quantize_mode):
+    """The default model's sizes join (int4 rows in blocks of 64) and the loader packs it."""
+    model = AutoModelForCausalLM.from_pretrained(smol_dir).eval()
+    quantize(model, quantize_mode)
+    vocab = model.config.vocab_size
+    want = script(hf(model), vocab)
+    settings = Settings.load(overrides={"quantize": quantize_mode, "adapters": {}})
+    lean = lean_forward(model, settings, torch.device("cpu"))
+    assert lean is not None
+    layer = lean.layers[0]
+    assert len(layer.qkv.parts) == (3 if quantize_mode == "none" else 1)  # packed or joined
+    compare(script(lean, vocab), want, 1e-5 if quantize_mode == "none" else 2e-2)
+
+
+def test_lean_forward_is_off_where_it_does_not_run(tiny_dir):
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
+    assert lean_forward(model, Settings.load(overrides={"lean_forward": False, "adapters": {}}),
+                        torch.device("cpu")) is None
+    assert "CPU only" in unsupported(model, torch.device("cuda"))
+    model.config.hidden_act = "gelu"
+    assert "activation" in unsupported(model, torch.device("cpu"))
+
+
+def test_packed_layer_is_a_linear_layer_peft_can_wrap():
+    from peft import LoraConfig, get_peft_model
+
+    torch.manual_seed(0)
+    plain = nn.Sequential(nn.Linear(48, 80), nn.ReLU(), nn.Linear(80, 16, bias=False))
+    x = torch.randn(3, 5, 48)
+    want = plain(x)
+    packed = nn.Sequential(packing.PackedLinear(plain[0]), nn.ReLU(), packing.PackedLinear(plain[2]))
+    base = packed(x)
+    assert torch.allclose(base, want, atol=1e-5)
+    assert torch.equal(packed[0].weight, plain[0].weight)  # reads back as the plain weights
+    config = LoraConfig(r=4, target_modules=["0"], init_lora_weights=False)
+    torch.manual_seed(1)
+    wrapped_plain = get_peft_model(plain, config)
+    torch.manual_seed(1)
+    wrapped_packed = get_peft_model(packed, config)
+    with torch.no_grad():
+        got, want = wrapped_packed(x), wrapped_plain(x)
+    assert not torch.allclose(got, base, atol=1e-3)  # the adapter changes the output...
+    assert torch.allclose(got, want, atol=1e-5)  # ...as it changes the plain layers' output
+
+
+def test_joined_int4_layers_read_views_of_one_buffer(smol_dir):
+    model = AutoModelForCausalLM.from_pretrained(smol_dir).eval()
+    quantize(model, "int4")
+    attn = model.model.layers[0].self_attn
+    before = sum(m.qweight.untyped_storage().nbytes() for m in (attn.q_proj, attn.k_proj, attn.v_proj))
+    FastForward(model)
+    storages = {m.qweight.untyped_storage().data_ptr() for m in (attn.q_proj, attn.k_proj, attn.v_proj)}
+    assert len(storages) == 1  # one joined buffer, nothing stored twice
+    assert attn.q_proj.qweight.untyped_storage().nbytes() == before
