@@ -213,7 +213,9 @@ def main():
                              "(with --continuous-batching), llama-cpp; empty: none")
     parser.add_argument("--no-peer", action="store_true", help="measure Mnemo only")
     parser.add_argument("--quantize", default="none,int4",
-                        help="Mnemo servers to run, by MNEMO_QUANTIZE (comma-separated)")
+                        help="Mnemo servers to run, by MNEMO_QUANTIZE (comma-separated); "
+                             "SETTING:transformers runs transformers' forward, not the lean one")
+    parser.add_argument("--users", default="1,4,8,16", help="concurrency levels of (b)")
     parser.add_argument("--sections", default="abcdf", help="which of (a)-(f) to run")
     args = parser.parse_args()
     from api.config import Settings
@@ -246,7 +248,7 @@ def main():
             print(f"(a) {over[0][2]} tokens: HTTP {http_s:.2f} s, in-process generate {local_s:.2f} s, "
                   f"overhead {100 * (http_s / local_s - 1):+.1f} %")
         if "b" in args.sections:
-            bench_rates(servers, args.runs)
+            bench_rates(servers, args.runs, tuple(int(u) for u in args.users.split(",")))
         if "c" in args.sections:
             bench_growth(servers, args.runs, engine_dir)
         if "d" in args.sections:
@@ -264,20 +266,20 @@ def main():
             s.stop()
 
 
-def bench_rates(servers: list[Server], runs: int) -> None:
-    rates = {s.name: {u: [] for u in USERS} for s in servers}
-    memory = {s.name: {u: [] for u in USERS} for s in servers}
-    for users in USERS:
+def bench_rates(servers: list[Server], runs: int, levels: tuple[int, ...] = USERS) -> None:
+    rates = {s.name: {u: [] for u in levels} for s in servers}
+    memory = {s.name: {u: [] for u in levels} for s in servers}
+    for users in levels:
         for run in range(runs):
             for s in servers:  # interleaved: every server sees the same machine state
                 rate, rss = bench_concurrency(s, users, run)
                 rates[s.name][users].append(rate)
                 memory[s.name][users].append(rss)
-    print("\n(b) aggregate tok/s | " + " | ".join(f"{u} concurrent" for u in USERS)
-          + " | peak RSS MB at 1 | at 16")
+    print("\n(b) aggregate tok/s | " + " | ".join(f"{u} concurrent" for u in levels)
+          + " | " + " | ".join(f"peak RSS MB at {u}" for u in (levels[0], levels[-1])))
     for s in servers:
-        print(f"{s.name} | " + " | ".join(f"{med(rates[s.name][u]):.1f}" for u in USERS)
-              + f" | {max(memory[s.name][1]):.0f} | {max(memory[s.name][16]):.0f}")
+        print(f"{s.name} | " + " | ".join(f"{med(rates[s.name][u]):.1f}" for u in levels)
+              + " | " + " | ".join(f"{max(memory[s.name][u]):.0f}" for u in (levels[0], levels[-1])))
 
 
 def bench_growth(servers: list[Server], runs: int, engine_dir: Path) -> None:

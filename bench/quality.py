@@ -30,7 +30,11 @@ PROMPTS = [
     "Describe a cat to someone who has never seen one.",
 ]
 HELDOUT = Path(__file__).parent / "data" / "heldout.txt"
-OPTIONS = {"float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
+# The reference is float32 through transformers' own forward; every other row is what serves
+# with that setting (the lean forward, api/engine/fastpath.py, unless it says otherwise).
+OPTIONS = {"float32, transformers' forward": {"lean_forward": False},
+           "float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
+           "int4, transformers' forward": {"quantize": "int4", "lean_forward": False},
            "int4": {"quantize": "int4"}}
 
 
@@ -41,22 +45,40 @@ def load(option: str, **settings):
     return load_model(Settings.load(overrides={"adapters": {}, **OPTIONS[option], **settings}))
 
 
+def forward_of(loaded):
+    """The forward the engine runs for a request without an adapter."""
+    if loaded.fast is not None:
+        return loaded.fast
+    return lambda **inputs: loaded.model(**inputs, use_cache=True)
+
+
 def greedy(loaded, prompts: list[str], tokens: int) -> list[list[int]]:
-    tok, out = loaded.tokenizer, []
+    from api.engine.kvbuffer import new_cache
+
+    tok, forward, out = loaded.tokenizer, forward_of(loaded), []
     with torch.inference_mode():
         for prompt in prompts:
             ids = tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
-                                          return_tensors="pt", return_dict=True)["input_ids"]
-            gen = loaded.model.generate(ids, max_new_tokens=tokens, min_new_tokens=tokens, do_sample=False,
-                                        pad_token_id=tok.eos_token_id)
-            out.append(gen[0, ids.shape[1]:].tolist())
+                                          return_dict=True)["input_ids"]
+            cache = new_cache()
+            logits = forward(input_ids=torch.tensor([ids]), position_ids=torch.arange(len(ids))[None],
+                             cache=cache, logits_to_keep=1).logits
+            gen = []
+            for i in range(tokens):
+                gen.append(int(logits[0, -1].argmax()))
+                logits = forward(input_ids=torch.tensor([[gen[-1]]]),
+                                 position_ids=torch.tensor([[len(ids) + i]]), cache=cache).logits
+            out.append(gen)
     return out
 
 
 def perplexity(loaded, text: str) -> float:
+    from api.engine.kvbuffer import new_cache
+
     ids = loaded.tokenizer(text, return_tensors="pt")["input_ids"]
     with torch.inference_mode():
-        logits = loaded.model(ids).logits[0, :-1].float()
+        logits = forward_of(loaded)(input_ids=ids, position_ids=torch.arange(ids.shape[1])[None],
+                                    cache=new_cache()).logits[0, :-1].float()
     nll = torch.nn.functional.cross_entropy(logits, ids[0, 1:])
     return math.exp(nll.item())
 

@@ -141,3 +141,4 @@ def test_joined_int4_layers_read_views_of_one_buffer(smol_dir):
     storages = {m.qweight.untyped_storage().data_ptr() for m in (attn.q_proj, attn.k_proj, attn.v_proj)}
     assert len(storages) == 1  # one joined buffer, nothing stored twice
     assert attn.q_proj.qweight.untyped_storage().nbytes() == before
+

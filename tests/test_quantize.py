@@ -101,7 +101,7 @@ def test_int4_keeps_the_default_models_quality():
     from bench.quality import HELDOUT, PROMPTS, agreement, greedy, load, perplexity
 
     text = HELDOUT.read_text(encoding="utf-8")
-    ref = load("float32", cache_dir=str(CACHE_DIR))
+    ref = load("float32, transformers' forward", cache_dir=str(CACHE_DIR))
     ref_tokens, ref_ppl = greedy(ref, PROMPTS[:4], 32), perplexity(ref, text)
     del ref
     int4 = load("int4", cache_dir=str(CACHE_DIR))
