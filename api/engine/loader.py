@@ -166,9 +166,10 @@ def load(settings: Settings) -> Loaded:
         if device.type != "cpu":  # device "auto" found a GPU
             raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
                               "use MNEMO_DTYPE=bfloat16 instead")
-        quantize(model, settings.quantize)
-        release_freed_memory()  # the float weights just replaced
-    fast = lean_forward(model, settings, device)
+        replaced = quantize(model, settings.quantize)
+    else:
+        replaced = 0
+    fast = lean_forward(model, settings, device, replaced)
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
     eos = model.generation_config.eos_token_id if model.generation_config else None
@@ -180,16 +181,33 @@ def load(settings: Settings) -> Loaded:
                   eos_ids=frozenset(eos_ids), fast=fast)
 
 
-def lean_forward(model, settings: Settings, device: torch.device) -> FastForward | None:
+def lean_forward(model, settings: Settings, device: torch.device,
+                 replaced: int = 0) -> FastForward | None:
     """The lean forward for ``model`` (float32 weights packed first), or None where it does
-    not run (off, a GPU, a model that is not Llama): then transformers' forward serves."""
-    if not settings.lean_forward:
-        return None
-    why = unsupported(model, device)
+    not run (off, a GPU, a model that is not Llama): then transformers' forward serves.
+    ``replaced``: linear layers already replaced (quantized)."""
+    why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
     if why is None and model.dtype == torch.float32 and packing.available():
-        packing.pack(model)
-        release_freed_memory()  # the plain float weights just reordered
+        replaced += packing.pack(model)
+    if replaced:
+        own_memory(model)
     if why is not None:
         log.info("transformers' forward serves every request: %s", why)
         return None
     return FastForward(model)
+
+
+def own_memory(model) -> None:
+    """Copy the parameters left in the weights file's memory map (the embedding table, the
+    norms) into memory of the process, once the linear layers were replaced.
+
+    transformers maps the safetensors file, and every page that quantizing or packing read
+    stays resident while any tensor still maps the file: 400 MB of the default model's RSS,
+    for weights no longer used. Without the map, the process holds only what it uses (int4:
+    1,020 -> 624 MB after loading). Parameters are copied before the lean forward joins any
+    layer, so no joined view is copied apart.
+    """
+    with torch.no_grad():
+        for p in model.parameters():
+            p.data = p.data.clone()
+    release_freed_memory()
