@@ -33,7 +33,7 @@ class Settings:
     # Weight-only quantization of the linear layers on CPU (api/engine/quantize.py): none,
     # int8 or int4. It changes outputs (docs/benchmarks.md#decode-speed), so it is opt-in.
     quantize: str = "none"
-    # The lean forward (api/engine/fastpath.py) for every forward without a LoRA adapter on a
+    # The lean forward (api/engine/lean.py) for every forward without a LoRA adapter on a
     # CPU, with float32 weights in oneDNN's layout (api/engine/packing.py); off: transformers'
     # forward and plain weights, as before (for comparison and as an escape hatch).
     lean_forward: bool = True

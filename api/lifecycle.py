@@ -104,6 +104,7 @@ def stop_engine(worker) -> None:
     """Stop and join the generation thread before the process exits: a thread still inside
     torch at interpreter shutdown aborts the process ("terminate called without an active
     exception", SIGABRT) instead of letting it exit cleanly."""
-    engine = worker.wsgi.extensions.get("engine") if hasattr(worker.wsgi, "extensions") else None
+    wsgi = getattr(worker, "wsgi", None)  # absent when the app failed to build (bad setting)
+    engine = wsgi.extensions.get("engine") if hasattr(wsgi, "extensions") else None
     if engine is not None and engine.scheduler is not None:
         engine.scheduler.stop()

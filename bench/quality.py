@@ -31,7 +31,7 @@ PROMPTS = [
 ]
 HELDOUT = Path(__file__).parent / "data" / "heldout.txt"
 # The reference is float32 through transformers' own forward; every other row is what serves
-# with that setting (the lean forward, api/engine/fastpath.py, unless it says otherwise).
+# with that setting (the lean forward, api/engine/lean.py, unless it says otherwise).
 OPTIONS = {"float32, transformers' forward": {"lean_forward": False},
            "float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
            "int4, transformers' forward": {"quantize": "int4", "lean_forward": False},
@@ -47,8 +47,8 @@ def load(option: str, **settings):
 
 def forward_of(loaded):
     """The forward the engine runs for a request without an adapter."""
-    if loaded.fast is not None:
-        return loaded.fast
+    if loaded.lean is not None:
+        return loaded.lean
     return lambda **inputs: loaded.model(**inputs, use_cache=True)
 
 

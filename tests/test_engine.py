@@ -205,6 +205,32 @@ def test_decode_fault_ends_the_rows_in_that_step_and_nothing_else(engine, prompt
     assert engine.scheduler._inflight == 0
 
 
+def test_out_of_memory_half_way_through_the_lean_forward_leaves_the_cache_whole(
+        engine, prompts, monkeypatch):
+    """A decode step of several rows runs out of memory after its first layer wrote the new
+    position into the KV cache (the lean forward's second layer raises): the newest request is
+    preempted and the others go on over that cache, so it must be cut back to the step's
+    length; every answer is still what it is alone."""
+    ids, expected = prompts
+    lean = engine.loaded.lean
+    assert lean is not None  # the tiny Llama runs the lean forward on this CPU
+    real, calls = lean._layer, {"n": 0}
+
+    def layer(spec, index, h, rows, new, *args):
+        if new == 1 and rows > 1 and index == 1:
+            calls["n"] += 1
+            if calls["n"] in (3, 4):
+                raise torch.OutOfMemoryError("out of memory half way (simulated)")
+        return real(spec, index, h, rows, new, *args)
+
+    monkeypatch.setattr(lean, "_layer", layer)
+    before = engine.scheduler.preemptions
+    with worker_paused(engine):
+        runs = [Run(engine, ids[t]) for t in expected]
+    assert [r.result().text for r in runs] == list(expected.values())
+    assert engine.scheduler.preemptions > before and engine.scheduler._inflight == 0
+
+
 def test_store_fault_loses_only_the_cache_entry(engine, prompts, monkeypatch):
     ids, expected = prompts
 

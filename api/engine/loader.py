@@ -24,7 +24,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
 from ..config import ConfigError, Settings
 from . import packing
-from .fastpath import FastForward, unsupported
+from .lean import LeanForward, unsupported
 from .quantize import quantize
 
 log = logging.getLogger("mnemo.loader")
@@ -43,7 +43,7 @@ class Loaded:
     context_window: int
     adapters: tuple[str, ...]
     eos_ids: frozenset[int]
-    fast: FastForward | None = None  # the lean forward, where it runs this model
+    lean: LeanForward | None = None  # the lean forward, where it runs this model
 
 
 def embedded_gguf() -> Path:
@@ -169,7 +169,7 @@ def load(settings: Settings) -> Loaded:
         replaced = quantize(model, settings.quantize)
     else:
         replaced = 0
-    fast = lean_forward(model, settings, device, replaced)
+    lean = lean_forward(model, settings, device, replaced)
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
     eos = model.generation_config.eos_token_id if model.generation_config else None
@@ -178,23 +178,24 @@ def load(settings: Settings) -> Loaded:
         eos_ids.add(tokenizer.eos_token_id)
     return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
                   context_window=int(window), adapters=tuple(settings.adapters),
-                  eos_ids=frozenset(eos_ids), fast=fast)
+                  eos_ids=frozenset(eos_ids), lean=lean)
 
 
 def lean_forward(model, settings: Settings, device: torch.device,
-                 replaced: int = 0) -> FastForward | None:
+                 replaced: int = 0) -> LeanForward | None:
     """The lean forward for ``model`` (float32 weights packed first), or None where it does
     not run (off, a GPU, a model that is not Llama): then transformers' forward serves.
     ``replaced``: linear layers already replaced (quantized)."""
     why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
+    packed = 0
     if why is None and model.dtype == torch.float32 and packing.available():
-        replaced += packing.pack(model)
-    if replaced:
+        packed = packing.pack(model)
+    if replaced + packed:
         own_memory(model)
     if why is not None:
         log.info("transformers' forward serves every request: %s", why)
         return None
-    return FastForward(model)
+    return LeanForward(model, packed=packed > 0)
 
 
 def own_memory(model) -> None:

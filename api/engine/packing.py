@@ -10,7 +10,8 @@ It is still an ``nn.Linear`` to peft and to the rest of the engine: same ``in_fe
 ``out_features``, a ``weight`` that reads back as a plain tensor (a copy; only inspection and
 adapter loading read it), so LoRA adapters wrap it at start or at run time (the admin API) as
 they wrap any linear layer. Outputs equal ``F.linear``'s up to float32 rounding (the sums run
-in another order).
+in another order). CPU only, and for serving only: the packed weights are not in
+``state_dict()`` and ``.to()`` does not move them.
 """
 
 from __future__ import annotations
@@ -48,13 +49,14 @@ class PackedLinear(nn.Linear):
 
 def pack(model: nn.Module) -> int:
     """Replace the float32 linear layers of ``model`` (inside LoRA layers, their base layer
-    only) in place; return how many. The output layer stays: it is tied to the embedding
-    table, which the embedding lookup reads (the lean forward packs its own copy)."""
+    only) in place; return how many. An output layer tied to the embedding table stays: the
+    embedding lookup reads that table plain (the lean forward packs its own copy)."""
     output = model.get_output_embeddings()
+    tied = getattr(output, "weight", None) is model.get_input_embeddings().weight
     targets = []
     for name, module in model.named_modules():
         for child_name, child in module.named_children():
-            if (type(child) is nn.Linear and child is not output
+            if (type(child) is nn.Linear and not (tied and child is output)
                     and child.weight.dtype == torch.float32 and not is_lora_part(name, child_name)):
                 targets.append((module, child_name, child))
     for parent, child_name, child in targets:

@@ -69,10 +69,10 @@ class Runner:
 
     def forward(self, adapters: list[str | None], **inputs):
         """One forward of the model (every forward goes through here): the lean one
-        (``fastpath``) unless a row is routed to an adapter."""
+        (``lean``) unless a row is routed to an adapter."""
         kwargs = self._adapter_kwargs(adapters)
-        if self.m.fast is not None and not kwargs:
-            return self.m.fast(**inputs)
+        if self.m.lean is not None and not kwargs:
+            return self.m.lean(**inputs)
         return self.model(**inputs, use_cache=True, **kwargs)
 
     # -- prefill ------------------------------------------------------------------------

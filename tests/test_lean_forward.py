@@ -1,4 +1,4 @@
-"""The lean forward (api/engine/fastpath.py) against transformers' forward on the same weights:
+"""The lean forward (api/engine/lean.py) against transformers' forward on the same weights:
 prefill from nothing and over a cached prefix, a batched prefill with padding, decode steps of
 a left-padded batch, for float32 (plain and packed) and int4/int8 weights; and the packed layer
 against ``nn.Linear``, with a LoRA adapter wrapped around it by peft."""
@@ -13,8 +13,8 @@ from transformers import AutoModelForCausalLM
 from api.config import Settings
 from api.engine import batch as kvbatch
 from api.engine import packing, prefill
-from api.engine.fastpath import FastForward, unsupported
 from api.engine.kvbuffer import new_cache
+from api.engine.lean import LeanForward, unsupported
 from api.engine.loader import lean_forward
 from api.engine.quantize import quantize
 
@@ -79,8 +79,8 @@ def test_lean_forward_matches_transformers(tiny_dir, mode, tolerance):
     vocab = model.config.vocab_size
     want = script(hf(model), vocab)
     if mode == "packed":
-        assert packing.pack(model) == 2 * 7
-    lean = FastForward(model)
+        assert packing.pack(model) == 2 * 7  # the output layer is tied: the lean forward copies it
+    lean = LeanForward(model, packed=mode == "packed")
     compare(script(lean, vocab), want, tolerance)
     # transformers' forward (LoRA requests) still reads the joined or packed weights right
     compare(script(hf(model), vocab), want, tolerance)
@@ -99,6 +99,18 @@ def test_lean_forward_of_the_default_model(smol_dir, quantize_mode):
     layer = lean.layers[0]
     assert len(layer.qkv.parts) == (3 if quantize_mode == "none" else 1)  # packed or joined
     compare(script(lean, vocab), want, 1e-5 if quantize_mode == "none" else 2e-2)
+
+
+def test_an_untied_output_layer_is_packed_once(tiny_dir):
+    model = AutoModelForCausalLM.from_pretrained(tiny_dir, tie_word_embeddings=False).eval()
+    with torch.no_grad():  # an output layer of its own, unlike the embedding table
+        model.lm_head.weight.copy_(torch.randn_like(model.lm_head.weight) * 0.2)
+    want = script(hf(model), model.config.vocab_size)
+    assert packing.pack(model) == 2 * 7 + 1
+    lean = LeanForward(model, packed=True)
+    assert lean.head.parts == [model.lm_head]  # no second copy
+    compare(script(lean, model.config.vocab_size), want, 1e-5)
+    compare(script(hf(model), model.config.vocab_size), want, 1e-5)
 
 
 def test_lean_forward_is_off_where_it_does_not_run(tiny_dir):
@@ -137,7 +149,7 @@ def test_joined_int4_layers_read_views_of_one_buffer(smol_dir):
     quantize(model, "int4")
     attn = model.model.layers[0].self_attn
     before = sum(m.qweight.untyped_storage().nbytes() for m in (attn.q_proj, attn.k_proj, attn.v_proj))
-    FastForward(model)
+    LeanForward(model)
     storages = {m.qweight.untyped_storage().data_ptr() for m in (attn.q_proj, attn.k_proj, attn.v_proj)}
     assert len(storages) == 1  # one joined buffer, nothing stored twice
     assert attn.q_proj.qweight.untyped_storage().nbytes() == before

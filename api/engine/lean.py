@@ -6,17 +6,19 @@ time of transformers' forward is Python around it (30 layers of module calls, ho
 cache bookkeeping, and under ``MNEMO_QUANTIZE`` a dtype cast on each side of every linear
 layer). This forward is the same computation in a few tensor operations per layer:
 
-- the query, key and value projections are one matrix, and so are the gate and up projections
-  (four matrix products a layer instead of seven); the model's own layers keep working on
-  views of the joined weights, so nothing is stored twice;
+- under int8/int4 (and for plain float weights), the query, key and value projections are one
+  matrix, and so are the gate and up projections (four matrix products a layer instead of
+  seven); the model's own layers keep working on views of the joined weights, so the weights
+  are not stored twice (each layer keeps its own small scales). Float32 weights packed for
+  oneDNN (``packing``) cannot be viewed, so they run as seven products;
 - the attention mask is built once per forward, not per layer;
-- under int8/int4, activations enter the joined projections in bfloat16 once, and the residual
+- under int8/int4, activations enter each joined projection in bfloat16 once, and the residual
   stream stays in float32 as in transformers' forward.
 
 It takes the inputs the runner gives transformers' forward (ids, positions, a 2-D or 4-D
 attention mask, the cache of ``kvbuffer`` layers) and returns the same two things (logits and
 cache), so the runner chooses per forward: a forward that routes rows to LoRA adapters runs
-transformers' (peft's) forward, every other this one. tests/test_fastpath.py checks that the
+transformers' (peft's) forward, every other this one. tests/test_lean_forward.py checks that the
 two give the same logits.
 """
 
@@ -78,8 +80,12 @@ class _Proj:
 
     def __init__(self, layers: list[nn.Module]):
         self.quant = isinstance(layers[0], QuantLinear)
-        self.dtype = (torch.bfloat16 if self.quant else torch.float32
-                      if isinstance(layers[0], PackedLinear) else layers[0].weight.dtype)
+        if self.quant:  # torch's int4/int8 kernels take and give bfloat16
+            self.dtype = torch.bfloat16
+        elif isinstance(layers[0], PackedLinear):  # packed only from float32
+            self.dtype = torch.float32
+        else:
+            self.dtype = layers[0].weight.dtype
         self.parts = layers
         if len(layers) > 1 and not isinstance(layers[0], PackedLinear):
             try:
@@ -141,26 +147,28 @@ class _Layer:
         self.intermediate = gate.out_features
 
 
-class FastForward:
-    """The lean forward of a Llama model whose layers it joins (see the module docstring)."""
+class LeanForward:
+    """The lean forward of a Llama model whose layers it joins (see the module docstring).
 
-    def __init__(self, model: nn.Module):
+    ``packed``: the loader packed the float32 layers; an output layer left plain is then tied
+    to the embedding table (``packing.pack`` packs an untied one in place), which the lookup
+    must read plain, so the lean forward packs a copy of its own.
+    """
+
+    def __init__(self, model: nn.Module, packed: bool = False):
         base = _base(model)
         self.embed = base.model.embed_tokens
         self.rotary = base.model.rotary_emb
         self.norm, self.eps = base.model.norm.weight, base.model.norm.variance_epsilon
         head = _plain(base.get_output_embeddings())
-        if type(head) is nn.Linear and isinstance(_plain(base.model.layers[0].mlp.down_proj), PackedLinear):
-            # The output layer is tied to the embedding table, which must stay plain for the
-            # lookup: the lean forward reads a packed copy of its own.
+        if packed and type(head) is nn.Linear:
             head = PackedLinear(head)
         self.head = _Proj([head])
         self.layers = [_Layer(layer) for layer in base.model.layers]
 
     @torch.inference_mode()
     def __call__(self, input_ids: torch.Tensor, position_ids: torch.Tensor, cache,
-                 attention_mask: torch.Tensor | None = None, logits_to_keep: int = 0,
-                 **_unused) -> Output:
+                 attention_mask: torch.Tensor | None = None, logits_to_keep: int = 0) -> Output:
         rows, new = input_ids.shape
         h = self.embed(input_ids).reshape(rows * new, -1)
         cos, sin = self.rotary(h, position_ids)  # [rows, new, head_dim]
@@ -200,7 +208,9 @@ class FastForward:
 def _mask(attention_mask, rows: int, new: int, past: int, device) -> torch.Tensor | None:
     """A boolean [rows, 1, new, past + new] mask (True: may attend), or None for all."""
     if attention_mask is not None and attention_mask.dim() == 4:
-        return attention_mask.bool()
+        if attention_mask.dtype != torch.bool:  # an additive float mask means the opposite
+            raise TypeError(f"a 4-D attention mask must be boolean, not {attention_mask.dtype}")
+        return attention_mask
     causal = None
     if new > 1:
         keys = torch.arange(past + new, device=device)
