@@ -39,9 +39,14 @@ def open_page(context, url, loaded="#set-adapter"):
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(url)
     expect(page.locator("#conv-title")).to_be_visible()
-    page.wait_for_function(f"() => document.querySelector('{loaded}').options.length > 1")
+    wait_loaded(page, loaded)
     page.errors = errors
     return page
+
+
+def wait_loaded(page, select="#set-adapter") -> None:
+    """Wait until the server's config filled ``select`` (after opening or reloading the page)."""
+    page.wait_for_function(f"() => document.querySelector('{select}').options.length > 1")
 
 
 def set_max_new_tokens(page, n: int) -> None:
@@ -300,13 +305,13 @@ def test_api_key_entered_in_settings_unlocks_a_keyed_server(context, keyed_live)
     page.click("#toggle-settings")
     page.fill("#set-apikey", "page-key")
     page.dispatch_event("#set-apikey", "change")
-    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    wait_loaded(page)
     expect(page.locator("#banner")).to_be_hidden()
     send(page, "Hello with a key")
     wait_reply(page, 2)
     expect(page.locator(".msg.assistant .report")).to_have_text("history: 1/1 messages used")
     page.reload()  # the key stays in this browser
-    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    wait_loaded(page)
     expect(page.locator("#banner")).to_be_hidden()
 
 

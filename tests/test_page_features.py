@@ -18,12 +18,12 @@ from tests.test_page import (
     send,
     set_max_new_tokens,
     stored,
+    wait_loaded,
     wait_partial_reply,
     wait_reply,
 )
 
 __all__ = ["browser", "context"]  # fixtures, re-used
-READY = "() => document.querySelector('#set-adapter').options.length > 1"
 
 
 def texts(page, role):
@@ -61,7 +61,7 @@ def test_branches_keep_every_version_and_send_the_path_shown(context, live):
         c.messages.find((m) => m.parent === leaf.parent && m !== leaf).content = "first version";
         S.write(c); return leaf.content; }''')
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     send(page, "Third")
     wait_reply(page, 6)
     sent = [m["content"] for m in bodies[-1]["messages"]]
@@ -71,7 +71,7 @@ def test_branches_keep_every_version_and_send_the_path_shown(context, live):
     assert conv["version"] == 2 and len(conv["messages"]) == 9
     # It all survives a reload, the path shown included.
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     assert texts(page, "user") == ["Hello", "Second question", "Third"]
 
     # Export and import keep every branch.
@@ -106,7 +106,7 @@ def test_a_conversation_stored_by_the_previous_format_is_migrated_whole(context,
         localStorage.setItem('mnemo.v1.conv.' + conv.id, JSON.stringify(conv));
         localStorage.setItem('mnemo.v1.current', conv.id); }""", V1)
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     expect(page.locator("#conv-title")).to_have_text("Before branches")
     assert texts(page, "user") == ["I am Ada.", "What do I like?"]
     expect(page.locator(".msg.assistant .body strong")).to_have_text("Ada")
@@ -155,7 +155,7 @@ def test_search_list_order_rename_and_delete_with_undo(context, live):
     seed(page, "Travel", [["Trains to Lyon?", "Hourly from Paris."]], 3000)
     seed(page, "Garden", [["When to plant tulips?", "In autumn, before the frost."]], 2000)
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     titles = lambda: page.locator("#conv-list .conv-open").evaluate_all(  # noqa: E731
         "(bs) => bs.map((b) => b.firstChild.textContent)")
     assert titles() == ["Travel", "Garden", "Cooking"]  # most recently used first
@@ -259,7 +259,7 @@ def test_dark_mode_follows_the_system_and_the_switch(browser, live):
         assert background(page) == "rgb(255, 255, 255)"
         assert page.evaluate("document.querySelector('#hl-light').media") == "all"
         page.reload()
-        page.wait_for_function(READY)
+        wait_loaded(page)
         assert background(page) == "rgb(255, 255, 255)"  # the choice is kept
         page.select_option("#theme", "system")
         assert background(page) == "rgb(22, 24, 28)"

@@ -15,6 +15,7 @@ from tests.test_page import (
     record_chat_bodies,
     send,
     stored,
+    wait_loaded,
     wait_reply,
 )
 
@@ -45,7 +46,7 @@ def test_pin_is_sent_kept_and_shown_in_the_preview(context, live):
     page = open_page(context, live.url)
     seeded(page, 14)
     page.reload()
-    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    wait_loaded(page)
     first = page.locator(".msg").nth(0)
     first.get_by_role("button", name="Pin").click()
     expect(first).to_have_class("msg user pinned")
@@ -70,7 +71,7 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     page = open_page(context, live.url)
     conv_id = seeded(page, 14)
     page.reload()
-    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    wait_loaded(page)
     bodies = []
     record_chat_bodies(page, bodies)
     send(page, "What is my code?")
@@ -117,7 +118,7 @@ def test_clearing_the_summary_and_turning_auto_summary_off(context, live):
     page = open_page(context, live.url)
     seeded(page, 14)
     page.reload()
-    page.wait_for_function("() => document.querySelector('#set-adapter').options.length > 1")
+    wait_loaded(page)
     page.click("#toggle-memory")
     page.uncheck("#mem-compact")
     bodies = []

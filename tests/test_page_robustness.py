@@ -17,12 +17,12 @@ from tests.test_page import (
     send,
     set_max_new_tokens,
     stored,
+    wait_loaded,
     wait_partial_reply,
     wait_reply,
 )
 
 __all__ = ["browser", "context"]  # fixtures, re-used
-READY = "() => document.querySelector('#set-adapter').options.length > 1"
 
 
 def import_json(page, data):
@@ -86,7 +86,7 @@ def test_a_page_closed_mid_reply_is_settled_on_the_next_load(context, live):
         S.write(c); c.updated = c.used = Date.now() - 60000; S.write(c, {keepTime: true});
         localStorage.setItem("mnemo.v1.current", c.id); }""")
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     expect(page.locator(".msg.assistant .meta")).to_contain_text("stopped")
     expect(page.locator(".msg.user.failed .error")).to_contain_text("closed before the reply")
     assert page.locator("[aria-busy='true']").count() == 0
@@ -141,7 +141,7 @@ def test_every_delete_can_be_undone(context, live):
         page.evaluate("""(t) => { const S = window.MnemoStore, c = S.create({}); c.title = t;
             c.messages.push({id: S.newId(), role: "user", content: t, status: "ok"}); S.write(c); }""", title)
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     page.get_by_role("button", name='Delete "two"').click()
     page.get_by_role("button", name='Delete "one"').click()
     expect(page.locator("#banner")).to_contain_text('Deleted "one". (1 more can be brought back)')
@@ -180,7 +180,7 @@ def test_retrying_an_earlier_failed_message_keeps_the_later_ones_in_line(context
                         {id: "sa", role: "assistant", content: "second answer", status: "ok"});
         S.write(c); localStorage.setItem("mnemo.v1.current", c.id); }""")
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     page.get_by_role("button", name="Retry").click()
     page.wait_for_function("() => document.querySelectorAll('.msg').length === 4 && "
                            "!document.querySelector('#send').disabled")
@@ -197,7 +197,7 @@ def test_search_handles_unicode_and_spacing(context, live):
                          content: "İstanbul has bridges and   wide  streets"});
         S.write(c); }""")
     page.reload()
-    page.wait_for_function(READY)
+    wait_loaded(page)
     page.fill("#search", "bridges")
     page.locator("#conv-list .conv-open", has_text="Trip").click()
     expect(page.locator(".msg mark")).to_have_text("bridges")
