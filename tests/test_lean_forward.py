@@ -1,7 +1,8 @@
 """The lean forward (api/engine/lean.py) against transformers' forward on the same weights:
 prefill from nothing and over a cached prefix, a batched prefill with padding, decode steps of
-a left-padded batch, for float32 (plain and packed) and int4/int8 weights; and the packed layer
-against ``nn.Linear``, with a LoRA adapter wrapped around it by peft."""
+a left-padded batch, for float32 (plain, packed, packed joined) and int4/int8 weights; and the
+packed layer and its joined parts against ``nn.Linear``, with a LoRA adapter wrapped around
+them by peft."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from api.config import Settings
 from api.engine import batch as kvbatch
 from api.engine import packing, prefill
 from api.engine.kvbuffer import new_cache
-from api.engine.lean import LeanForward, unsupported
+from api.engine.lean import LeanForward, joins, unsupported
 from api.engine.loader import lean_forward
 from api.engine.quantize import quantize
 
@@ -70,7 +71,7 @@ def compare(got: list[torch.Tensor], want: list[torch.Tensor], tolerance: float)
         assert error < tolerance, f"forward {i}: relative error {error:.2e}"
 
 
-@pytest.mark.parametrize("mode, tolerance", [("plain", 1e-5), ("packed", 1e-5),
+@pytest.mark.parametrize("mode, tolerance", [("plain", 1e-5), ("packed", 1e-5), ("joined", 1e-5),
                                               ("int4", 2e-2), ("int8", 2e-2)])
 def test_lean_forward_matches_transformers(tiny_dir, mode, tolerance):
     model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
@@ -78,9 +79,12 @@ def test_lean_forward_matches_transformers(tiny_dir, mode, tolerance):
         quantize(model, mode)
     vocab = model.config.vocab_size
     want = script(hf(model), vocab)
-    if mode == "packed":
-        assert packing.pack(model) == 2 * 7  # the output layer is tied: the lean forward copies it
-    lean = LeanForward(model, packed=mode == "packed")
+    if mode in ("packed", "joined"):
+        # the output layer is tied: the lean forward packs a copy of its own
+        assert packing.pack(model, joins(model) if mode == "joined" else ()) == 2 * 7
+    lean = LeanForward(model, packed=mode in ("packed", "joined"))
+    if mode in ("packed", "joined"):
+        assert len(lean.layers[0].qkv.parts) == (3 if mode == "packed" else 1)
     compare(script(lean, vocab), want, tolerance)
     # transformers' forward (LoRA requests) still reads the joined or packed weights right
     compare(script(hf(model), vocab), want, tolerance)
@@ -97,7 +101,11 @@ def test_lean_forward_of_the_default_model(smol_dir, quantize_mode):
     lean = lean_forward(model, settings, torch.device("cpu"))
     assert lean is not None
     layer = lean.layers[0]
-    assert len(layer.qkv.parts) == (3 if quantize_mode == "none" else 1)  # packed or joined
+    assert len(layer.qkv.parts) == 1 and len(layer.gate_up.parts) == 1  # joined
+    attn = model.model.layers[0].self_attn
+    if quantize_mode == "none":  # the model's own layers are parts of the packed joined layer
+        assert all(isinstance(m, packing.PackedPart) for m in (attn.q_proj, attn.k_proj, attn.v_proj))
+        assert layer.qkv.parts[0] is attn.q_proj.whole
     compare(script(lean, vocab), want, 1e-5 if quantize_mode == "none" else 2e-2)
 
 
@@ -142,6 +150,51 @@ def test_packed_layer_is_a_linear_layer_peft_can_wrap():
         got, want = wrapped_packed(x), wrapped_plain(x)
     assert not torch.allclose(got, base, atol=1e-3)  # the adapter changes the output...
     assert torch.allclose(got, want, atol=1e-5)  # ...as it changes the plain layers' output
+
+
+def test_joined_packed_parts_are_linear_layers_peft_can_wrap():
+    """Parts of a joined packed layer give each layer's output, compute the joined product once
+    for one input, and a LoRA adapter (peft, rows routed to two adapters and the base model,
+    which adds into the base output in place) changes their output as it changes plain layers'."""
+    from peft import LoraConfig, get_peft_model
+
+    torch.manual_seed(0)
+
+    class Split(nn.Module):  # three layers of one input, as a Llama layer's q/k/v
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v = nn.Linear(64, 48), nn.Linear(64, 16), nn.Linear(64, 16)
+
+        def forward(self, x):
+            return torch.cat([self.q(x), self.k(x), self.v(x)], -1)
+
+    plain = Split()
+    x = torch.randn(3, 5, 64)
+    base = plain(x)
+    packed = Split()
+    packed.load_state_dict(plain.state_dict())
+    whole, parts = packing.PackedLinear.joined([packed.q, packed.k, packed.v])
+    packed.q, packed.k, packed.v = parts
+    calls = []
+    whole.register_forward_hook(lambda *_: calls.append(1))
+    assert torch.allclose(packed(x), base, atol=1e-5)
+    assert len(calls) == 1  # one joined product for the three parts
+    assert torch.equal(packed.k.weight, plain.k.weight) and torch.equal(packed.v.bias, plain.v.bias)
+    assert torch.allclose(packed.k(x), plain.k(x), atol=1e-5)  # called alone: computed again
+    assert len(calls) == 2
+    config = LoraConfig(r=4, target_modules=["q", "v"], init_lora_weights=False)
+    wrapped = []
+    for model in (plain, packed):
+        torch.manual_seed(1)
+        peft_model = get_peft_model(model, config, adapter_name="one")
+        torch.manual_seed(2)
+        peft_model.add_adapter("two", config)
+        wrapped.append(peft_model.eval())
+    names = ["one", "two", "__base__"]
+    with torch.no_grad():
+        got, want = (m(x, adapter_names=names) for m in reversed(wrapped))
+    assert not torch.allclose(got, base, atol=1e-3)  # the adapters change the output...
+    assert torch.allclose(got, want, atol=1e-5)  # ...as they change the plain layers' output
 
 
 def test_joined_int4_layers_read_views_of_one_buffer(smol_dir):

@@ -6,11 +6,12 @@ time of transformers' forward is Python around it (30 layers of module calls, ho
 cache bookkeeping, and under ``MNEMO_QUANTIZE`` a dtype cast on each side of every linear
 layer). This forward is the same computation in a few tensor operations per layer:
 
-- under int8/int4 (and for plain float weights), the query, key and value projections are one
-  matrix, and so are the gate and up projections (four matrix products a layer instead of
-  seven); the model's own layers keep working on views of the joined weights, so the weights
-  are not stored twice (each layer keeps its own small scales). Float32 weights packed for
-  oneDNN (``packing``) cannot be viewed, so they run as seven products;
+- the query, key and value projections are one matrix, and so are the gate and up projections
+  (four matrix products a layer instead of seven). Under int8/int4 (and for plain float
+  weights) the model's own layers keep working on views of the joined weights (each layer
+  keeps its own small scales); float32 weights are packed for oneDNN already joined
+  (``packing``), and the model's own layers become parts of the joined layers. Either way
+  the weights are not stored twice;
 - the attention mask is built once per forward, not per layer;
 - under int8/int4, activations enter each joined projection in bfloat16 once, and the residual
   stream stays in float32 as in transformers' forward.
@@ -30,7 +31,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .packing import PackedLinear
+from .packing import PackedLinear, PackedPart
 from .quantize import QuantLinear
 
 
@@ -53,7 +54,8 @@ def unsupported(model: nn.Module, device: torch.device) -> str | None:
     if getattr(config, "pretraining_tp", 1) != 1:
         return "pretraining_tp is not 1"
     for layer in base.model.layers:
-        kinds = {type(_plain(m)) for m in _projections(layer)}
+        kinds = {PackedLinear if isinstance(p, PackedLinear) else type(p)
+                 for p in map(_plain, _projections(layer))}
         if len(kinds) != 1 or not kinds <= {nn.Linear, QuantLinear, PackedLinear}:
             return f"projection layers of types {sorted(k.__name__ for k in kinds)}"
     return None
@@ -73,10 +75,32 @@ def _projections(layer) -> list[nn.Module]:
     return [a.q_proj, a.k_proj, a.v_proj, a.o_proj, m.gate_proj, m.up_proj, m.down_proj]
 
 
+def joins(model: nn.Module) -> list[list[nn.Module]]:
+    """The layers this forward calls as one (``packing.pack`` packs them joined): per decoder
+    layer, the query, key and value projections, and the gate and up projections."""
+    out = []
+    for layer in _base(model).model.layers:
+        q, k, v, _o, gate, up, _down = (_plain(m) for m in _projections(layer))
+        out += [[q, k, v], [gate, up]]
+    return out
+
+
+def _whole(layers: list[nn.Module]) -> nn.Module | None:
+    """The joined packed layer whose parts ``layers`` are, in order and all of it, or None."""
+    if not all(isinstance(m, PackedPart) for m in layers):
+        return None
+    whole = layers[0].whole
+    if len(layers) == whole.shares and all(m.whole is whole and m.index == i
+                                           for i, m in enumerate(layers)):
+        return whole
+    return None
+
+
 class _Proj:
     """Projections the lean forward calls as one: 2-D input, 2-D output (their outputs side by
-    side), in its dtype. Plain and quantized layers are joined into one matrix; packed ones
-    (oneDNN's opaque layout) cannot be viewed, so they run one by one."""
+    side), in its dtype. Plain and quantized layers are joined into one matrix here; packed
+    ones were joined when packed (``packing.pack``), or else (oneDNN's opaque layout cannot be
+    viewed) run one by one."""
 
     def __init__(self, layers: list[nn.Module]):
         self.quant = isinstance(layers[0], QuantLinear)
@@ -87,7 +111,10 @@ class _Proj:
         else:
             self.dtype = layers[0].weight.dtype
         self.parts = layers
-        if len(layers) > 1 and not isinstance(layers[0], PackedLinear):
+        whole = _whole(layers)
+        if whole is not None:
+            self.parts = [whole]
+        elif len(layers) > 1 and not isinstance(layers[0], PackedLinear):
             try:
                 self.parts = [_joined(layers)]
             except ValueError:  # int4 sizes that do not join (not multiples of 64)
