@@ -1,7 +1,7 @@
 """Mnemo benchmark: starts the servers, measures them side by side, prints tables of figures.
 
     scripts/bench [--runs 3] [--peers serve,serve-cb,llama-cpp] [--no-peer]
-                  [--quantize none,int4] [--sections abcdf]
+                  [--quantize none,int4] [--sections abcdfg]
 
 (a) HTTP latency against in-process ``generate`` on the same prompt and token count;
 (b) aggregate tokens/s at 1, 4, 8 and 16 concurrent conversations (OpenAI API, greedy, 64 tokens);
@@ -12,7 +12,9 @@
     weights, and for llama.cpp (llama-cpp-python's server) on the same GGUF file, interleaved run
     by run with Mnemo's (float32, and each --quantize setting) so that all share the machine's
     state; (b) also gives each server's peak resident memory at 1 and 16 concurrent;
-(f) a short load test under gunicorn: requests/s and p50/p95 latency, native and OpenAI API.
+(f) a short load test under gunicorn: requests/s and p50/p95 latency, native and OpenAI API;
+(g) start to ready: each Mnemo server (gunicorn, model cache present) restarted and timed from
+    its launch to its first 200 from /readyz, polled every 50 ms.
 Each figure is the median of --runs runs.
 """
 
@@ -216,7 +218,7 @@ def main():
                         help="Mnemo servers to run, by MNEMO_QUANTIZE (comma-separated); "
                              "SETTING:transformers runs transformers' forward, not the lean one")
     parser.add_argument("--users", default="1,4,8,16", help="concurrency levels of (b)")
-    parser.add_argument("--sections", default="abcdf", help="which of (a)-(f) to run")
+    parser.add_argument("--sections", default="abcdfg", help="which of (a)-(g) to run")
     args = parser.parse_args()
     from api.config import Settings
     from api.engine.loader import embedded_gguf, resolve_source
@@ -261,9 +263,26 @@ def main():
                 runs = [bench_load(ours, api) for _ in range(args.runs)]
                 print(f"{api} | {med(r[0] for r in runs):.2f} | {med(r[1] for r in runs):.2f} | "
                       f"{med(r[2] for r in runs):.2f}")
+        if "g" in args.sections:
+            bench_start([s for s in servers if s.name.startswith("mnemo")], args.runs, logs)
     finally:
         for s in servers:
             s.stop()
+
+
+def bench_start(servers: list[Server], runs: int, logs: Path) -> None:
+    """(g) seconds from launching each server to its first ready answer, interleaved."""
+    times = {s.name: [] for s in servers}
+    for _ in range(runs):
+        for s in servers:
+            s.stop()
+            t = time.perf_counter()
+            s.start(logs)
+            s.wait_ready(poll=0.05)
+            times[s.name].append(time.perf_counter() - t)
+    print("\n(g) start to ready, s | median | min | max")
+    for s in servers:
+        print(f"{s.name} | {med(times[s.name]):.2f} | {min(times[s.name]):.2f} | {max(times[s.name]):.2f}")
 
 
 def bench_rates(servers: list[Server], runs: int, levels: tuple[int, ...] = USERS) -> None:

@@ -36,11 +36,11 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, log_dir: Path) -> None:
-        self.log = open(log_dir / f"{self.name.replace(' ', '_')}.log", "wb")
+        self.log = open(log_dir / f"{self.name.replace(' ', '_')}.log", "ab")
         self.proc = subprocess.Popen(self.cmd, cwd=self.cwd, env={**os.environ, **self.env},
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
-    def wait_ready(self, timeout: float = 600) -> None:
+    def wait_ready(self, timeout: float = 600, poll: float = 0.5) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -50,7 +50,7 @@ class Server:
                     if resp.status == 200:
                         return
             except OSError:
-                time.sleep(0.5)
+                time.sleep(poll)
         raise RuntimeError(f"{self.name} was not ready after {timeout} s")
 
     def stop(self) -> None:

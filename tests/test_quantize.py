@@ -110,3 +110,71 @@ def test_int4_keeps_the_default_models_quality():
     ppl = perplexity(int4, text)
     assert ppl <= 1.02 * ref_ppl, (ppl, ref_ppl)
     assert same >= 0.30, same
+
+
+def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog):
+    """The second start rebuilds every layer from the stored file without reading the float
+    weights; a stored layer that does not fit, or a damaged file, is quantized again."""
+    from transformers import AutoModelForCausalLM
+
+    from api.engine.loader import quantized_store
+
+    store = quantized_store(str(tiny_dir), Settings.load(overrides={
+        "quantize": "int4", "cache_dir": str(tmp_path), "adapters": {}}))
+    assert store.parent == tmp_path and "int4" in store.name
+
+    def model():
+        return AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
+
+    first = model()
+    n = quantize(first, "int4", store=store)
+    assert store.is_file()
+    want = {k: t.clone() for k, t in first.state_dict().items()}
+    second = model()
+    with torch.no_grad():  # the float weights are not read: poisoned, the result is the same
+        for p in second.parameters():
+            if p.dim() == 2 and p is not second.get_input_embeddings().weight:
+                p.fill_(float("nan"))
+    assert quantize(second, "int4", store=store) == n
+    got = second.state_dict()
+    assert got.keys() == want.keys()
+    assert all(torch.equal(got[k], want[k]) for k in want)
+    # torch's int4 kernel reads aligned vectors; a file's tensors may start anywhere in its
+    # buffer (the default model's crashed the kernel before stored buffers were copied)
+    assert all(b.data_ptr() % 64 == 0 for b in second.buffers())
+    ids = torch.tensor([[5, 6, 7, 8]])
+    with torch.inference_mode():
+        assert torch.equal(second(ids).logits, first(ids).logits)
+
+    from safetensors.torch import load_file, save_file
+    stored = load_file(store)
+    key = next(k for k in stored if k.endswith("q_proj.scales"))
+    stored[key] = stored[key][:1]  # a layer that no longer fits
+    save_file(stored, store)
+    third = model()
+    quantize(third, "int4", store=store)
+    assert all(torch.equal(third.state_dict()[k], want[k]) for k in want)
+    assert "not used" in caplog.text
+    assert load_file(store)[key].shape == want[key].shape  # rewritten whole
+
+    store.write_bytes(b"not a safetensors file")
+    fourth = model()
+    quantize(fourth, "int4", store=store)
+    assert all(torch.equal(fourth.state_dict()[k], want[k]) for k in want)
+    assert "not readable" in caplog.text
+    assert load_file(store).keys() == stored.keys()
+
+
+def test_cached_conversions_are_named_by_content_not_place(tmp_path):
+    """Two installs of the embedded model share one conversion; a changed file gets its own."""
+    from api.engine.loader import content_tag
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    data = bytes(range(256)) * 10_000
+    (a / "m.gguf").write_bytes(data)
+    (b / "m.gguf").write_bytes(data)
+    assert content_tag(a / "m.gguf") == content_tag(b / "m.gguf")
+    (b / "m.gguf").write_bytes(data[:-1] + b"x")
+    assert content_tag(a / "m.gguf") != content_tag(b / "m.gguf")
+    assert content_tag(a / "m.gguf", extra="int4") != content_tag(a / "m.gguf", extra="int8")

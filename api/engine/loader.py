@@ -73,11 +73,24 @@ def pick_device(settings: Settings) -> tuple[torch.device, torch.dtype]:
     return device, dtype
 
 
+def content_tag(*files: Path, extra: str = "") -> str:
+    """A short name for these files' contents: their sizes and first and last MiB. Not where
+    they lie: every checkout or virtual environment installs its own copy of the embedded
+    model, and keying on the path made each convert its own 0.5 GB copy into the cache."""
+    digest = hashlib.sha256(extra.encode())
+    for f in files:
+        size = f.stat().st_size
+        digest.update(f"{f.name}:{size}".encode())
+        with open(f, "rb") as fh:
+            digest.update(fh.read(1 << 20))
+            fh.seek(max(0, size - (1 << 20)))
+            digest.update(fh.read())
+    return digest.hexdigest()[:16]
+
+
 def dequantized_dir(gguf: Path, cache_dir: Path) -> Path:
     """Return a directory holding the GGUF model as safetensors, converting it once."""
-    stat = gguf.stat()
-    tag = hashlib.sha256(f"{gguf.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:12]
-    target = cache_dir / f"{gguf.stem}-{tag}"
+    target = cache_dir / f"{gguf.stem}-{content_tag(gguf)}"
     if (target / "config.json").is_file():
         return target
     log.info("converting %s to %s (once)", gguf, target)
@@ -166,7 +179,7 @@ def load(settings: Settings) -> Loaded:
         if device.type != "cpu":  # device "auto" found a GPU
             raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
                               "use MNEMO_DTYPE=bfloat16 instead")
-        replaced = quantize(model, settings.quantize)
+        replaced = quantize(model, settings.quantize, store=quantized_store(source, settings))
     else:
         replaced = 0
     lean = lean_forward(model, settings, device, replaced)
@@ -179,6 +192,18 @@ def load(settings: Settings) -> Loaded:
     return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
                   context_window=int(window), adapters=tuple(settings.adapters),
                   eos_ids=frozenset(eos_ids), lean=lean)
+
+
+def quantized_store(source: str, settings: Settings) -> Path | None:
+    """Where the quantized layers of a local model are kept between starts (``quantize``):
+    named after the weights files' contents, the mode and torch's version, so a changed model
+    or another torch never reads a stale file. None for a hub id."""
+    path = Path(source)
+    files = sorted(path.glob("*.safetensors")) if path.is_dir() else []
+    if not files:
+        return None
+    tag = content_tag(*files, extra=f"{settings.quantize}:{torch.__version__}")
+    return Path(settings.cache_dir) / f"quantized-{settings.quantize}-{tag}.safetensors"
 
 
 def lean_forward(model, settings: Settings, device: torch.device,
