@@ -182,6 +182,11 @@ def test_joined_packed_parts_are_linear_layers_peft_can_wrap():
     assert torch.equal(packed.k.weight, plain.k.weight) and torch.equal(packed.v.bias, plain.v.bias)
     assert torch.allclose(packed.k(x), plain.k(x), atol=1e-5)  # called alone: computed again
     assert len(calls) == 2
+    z = x.clone()
+    packed.k(z)
+    z.add_(1)  # changed in place after a lone call: the next sequence starts afresh
+    assert torch.allclose(packed.q(z), plain.q(z), atol=1e-5)
+    assert torch.allclose(packed(z), plain(z), atol=1e-5)
     config = LoraConfig(r=4, target_modules=["q", "v"], init_lora_weights=False)
     wrapped = []
     for model in (plain, packed):

@@ -31,7 +31,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .packing import PackedLinear, PackedPart
+from .packing import PackedLinear, PackedPart, concatenated
 from .quantize import QuantLinear
 
 
@@ -137,22 +137,13 @@ def _joined(layers: list[nn.Module]) -> nn.Module:
     a view of the joined weights, so the joined layer costs no memory."""
     if isinstance(layers[0], QuantLinear):
         return QuantLinear.joined(layers)
-    weight = torch.cat([m.weight.detach() for m in layers])
-    bias = None
-    if any(m.bias is not None for m in layers):
-        bias = torch.cat([m.bias.detach() if m.bias is not None
-                          else m.weight.new_zeros(m.out_features) for m in layers])
-    joined = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None,
-                       device="meta", dtype=weight.dtype)
-    joined.weight = nn.Parameter(weight, requires_grad=False)
-    if bias is not None:
-        joined.bias = nn.Parameter(bias, requires_grad=False)
+    joined = concatenated(layers)
     at = 0
     for m in layers:
         n = m.out_features
-        m.weight = nn.Parameter(weight[at:at + n], requires_grad=False)
+        m.weight = nn.Parameter(joined.weight[at:at + n], requires_grad=False)
         if m.bias is not None:
-            m.bias = nn.Parameter(bias[at:at + n], requires_grad=False)
+            m.bias = nn.Parameter(joined.bias[at:at + n], requires_grad=False)
         at += n
     return joined
 

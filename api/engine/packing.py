@@ -61,16 +61,7 @@ class PackedLinear(nn.Linear):
     def joined(cls, layers: list[nn.Linear]) -> tuple[PackedLinear, list[PackedPart]]:
         """One packed layer computing ``layers``' outputs side by side, and a part of it to
         stand in for each of ``layers``."""
-        weight = torch.cat([m.weight.detach() for m in layers])
-        bias = None
-        if any(m.bias is not None for m in layers):
-            bias = torch.cat([m.bias.detach() if m.bias is not None
-                              else m.weight.new_zeros(m.out_features) for m in layers])
-        plain = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None, device="meta")
-        plain.weight = nn.Parameter(weight, requires_grad=False)
-        if bias is not None:
-            plain.bias = nn.Parameter(bias, requires_grad=False)
-        whole = cls(plain)
+        whole = cls(concatenated(layers))
         parts, at = [], 0
         for i, m in enumerate(layers):
             parts.append(PackedPart(whole, i, at, at + m.out_features))
@@ -79,12 +70,14 @@ class PackedLinear(nn.Linear):
         return whole, parts
 
     def share(self, x: torch.Tensor, part: int) -> torch.Tensor:
-        """This layer's output for ``x``, computed once for all of its parts: a part called
-        with the input the others are still to take reuses the product. (The input is known by
-        identity: tensors made under ``torch.inference_mode`` keep no version counter.
-        transformers' and peft's layers pass one input to the parts unchanged.)"""
+        """This layer's output for ``x``, computed once for all of its parts: transformers and
+        peft call the parts in order (query, key, value; gate, up) on one input, so the first
+        part computes the product and the others, called with that same input, take it. The
+        input is known by identity (tensors made under ``torch.inference_mode`` keep no
+        version counter); the first part always computes afresh, so a product is only ever
+        reused within one such sequence of calls."""
         pending = self._pending
-        if pending is not None and pending[0] is x and part in pending[2]:
+        if part and pending is not None and pending[0] is x and part in pending[2]:
             pending[2].discard(part)
             if not pending[2]:
                 self._pending = None
@@ -117,6 +110,22 @@ class PackedPart(PackedLinear):
 
     def extra_repr(self) -> str:
         return f"{self.in_features}, {self.out_features}, packed, part {self.index} of a joined layer"
+
+
+def concatenated(layers: list[nn.Linear]) -> nn.Linear:
+    """A plain layer computing ``layers``' outputs side by side (new memory; a missing bias
+    is zeros)."""
+    weight = torch.cat([m.weight.detach() for m in layers])
+    bias = None
+    if any(m.bias is not None for m in layers):
+        bias = torch.cat([m.bias.detach() if m.bias is not None
+                          else m.weight.new_zeros(m.out_features) for m in layers])
+    joined = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None, device="meta",
+                       dtype=weight.dtype)
+    joined.weight = nn.Parameter(weight, requires_grad=False)
+    if bias is not None:
+        joined.bias = nn.Parameter(bias, requires_grad=False)
+    return joined
 
 
 def pack(model: nn.Module, joins: list[list[nn.Linear]] = ()) -> int:
