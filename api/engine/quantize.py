@@ -21,22 +21,16 @@ because peft wraps only float ``nn.Linear`` layers.
 from __future__ import annotations
 
 import logging
-import os
-import shutil
-import tempfile
-import time
-from pathlib import Path
 
 import torch
-from safetensors import safe_open
-from safetensors.torch import load_file, save_file
 from torch import nn
+
+from .store import Store
 
 log = logging.getLogger("mnemo.engine")
 
 GROUP = 32  # int4: input columns per scale/offset, as in llama.cpp's Q4_0/Q4_1
 MODES = ("none", "int8", "int4")
-STORE_FORMAT = "1"  # bump when the stored buffers change meaning: older stores are then not read
 
 
 class QuantLinear(nn.Module):
@@ -140,93 +134,56 @@ class QuantLinear(nn.Module):
         return f"{self.in_features}, {self.out_features}, mode={self.mode}"
 
 
-def quantize(model: nn.Module, mode: str, store: tuple[Path, str] | None = None) -> int:
+def quantize(model: nn.Module, mode: str, store: Store | None = None) -> int:
     """Replace the model's linear layers in place (inside LoRA layers, their base layer only);
     return how many.
 
-    ``store``: (file, tag), where the quantized buffers of an earlier start with the same
-    weights and mode are kept (``loader.quantized_store`` names the file; a file is read only
-    if it carries the tag). Layers found there are rebuilt without reading their float weights
-    (the file's pages stay untouched: about 0.5 s of a start, and the memory they would occupy
-    until the map is dropped); the rest are quantized, and then the file is written with every
-    layer, atomically, for the next start. The store is not checksummed: like the converted
-    model beside it, it is trusted once written."""
+    ``store``: where the quantized buffers of an earlier start with the same weights and mode
+    are kept (``store.Store``). Layers found there are rebuilt without reading their float
+    weights (the file's pages stay untouched: about 0.5 s of a start, and the memory they would
+    occupy until the map is dropped); the rest are quantized, and then the store is written
+    with every layer for the next start. Layers an adapter owns (peft's ``modules_to_save``)
+    are never stored: they change with the adapter, which the store's name does not follow."""
     if mode == "none":
         return 0
     output = model.get_output_embeddings()
-    stored = _read(*store) if store else {}
+    stored = store.read() if store else {}
     fresh = 0
     targets = []
     for name, module in model.named_modules():
         for child_name, child in module.named_children():
             if type(child) is nn.Linear and not is_lora_part(name, child_name):
-                targets.append((module, child_name, child,
-                                _key(f"{name}.{child_name}" if name else child_name)))
+                key = _key(f"{name}.{child_name}" if name else child_name)
+                targets.append((module, child_name, child, None if ".modules_to_save." in key else key))
     for parent, child_name, child, key in targets:
         # The output layer stays at 8 bits under int4, as llama.cpp keeps it above 4: the
         # default model ships it as Q8_0, and at 4 bits perplexity rose 7 % instead of 1 %.
         layer_mode = "int8" if child is output else mode
         layer = None
-        if f"{key}.qweight" in stored and f"{key}.scales" in stored:
+        if key is not None and f"{key}.qweight" in stored and f"{key}.scales" in stored:
             try:
                 layer = QuantLinear.stored(child, layer_mode, stored[f"{key}.qweight"],
                                            stored[f"{key}.scales"])
             except ValueError as exc:
-                log.warning("quantized layer %s in %s not used: %s", key, store[0], exc)
+                log.warning("quantized layer %s in %s not used: %s", key, store.path, exc)
         if layer is None:
-            layer, fresh = QuantLinear(child, layer_mode), fresh + 1
+            layer = QuantLinear(child, layer_mode)
+            fresh += key is not None
         setattr(parent, child_name, layer)
     if store and fresh:
         tensors = {}
         for parent, child_name, _child, key in targets:
-            layer = getattr(parent, child_name)
-            tensors[f"{key}.qweight"], tensors[f"{key}.scales"] = layer.qweight, layer.scales
-        _write(*store, tensors)
+            if key is not None:
+                layer = getattr(parent, child_name)
+                tensors[f"{key}.qweight"], tensors[f"{key}.scales"] = layer.qweight, layer.scales
+        store.write(tensors)
     return len(targets)
 
 
 def _key(name: str) -> str:
     """A layer's name without peft's wrapping, so the store fits with or without adapters."""
     name = name.removeprefix("base_model.model.")
-    return name.replace(".base_layer", "")
-
-
-def _read(path: Path, tag: str) -> dict[str, torch.Tensor]:
-    if not path.is_file():
-        return {}
-    try:
-        with safe_open(path, "pt") as f:
-            if (f.metadata() or {}).get("mnemo_store") != tag:
-                log.warning("quantized weights in %s were made for another model; quantizing again",
-                            path)
-                return {}
-        return load_file(path)
-    except Exception as exc:  # a damaged file: quantize again and replace it
-        log.warning("quantized weights in %s not readable (%s); quantizing again", path, exc)
-        return {}
-
-
-STALE_SECONDS = 600  # a temporary directory this old was left by a start that was killed
-
-
-def _write(path: Path, tag: str, tensors: dict[str, torch.Tensor]) -> None:
-    """Write in a temporary directory beside the target and rename (several workers may write
-    at once); remove what killed starts left. A failure (a full or read-only disk) only costs
-    the next start the time of quantizing."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for old in path.parent.glob(".quantized-*"):
-            if time.time() - old.stat().st_mtime > STALE_SECONDS:
-                shutil.rmtree(old, ignore_errors=True)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".quantized-"))
-        try:
-            save_file({k: t.contiguous() for k, t in tensors.items()}, tmp / path.name,
-                      metadata={"mnemo_store": tag})
-            os.replace(tmp / path.name, path)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    except Exception as exc:  # safetensors raises its own error type for a full disk
-        log.warning("could not keep the quantized weights in %s: %s", path, exc)
+    return name.replace(".base_layer", "").replace(".original_module", "")
 
 
 def is_lora_part(parent: str, child: str) -> bool:
