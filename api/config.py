@@ -37,6 +37,9 @@ class Settings:
     # CPU, with float32 weights in oneDNN's layout (api/engine/packing.py); off: transformers'
     # forward and plain weights, as before (for comparison and as an escape hatch).
     lean_forward: bool = True
+    # The native decode step (api/engine/native/) for one-row decode steps of an int8/int4
+    # model, compiled once into cache_dir; off: the lean forward's Python runs them.
+    native_decode: bool = True
     context_window: int | None = None  # None: the model's max_position_embeddings
     default_max_new_tokens: int = 256
     max_new_tokens_limit: int = 1024

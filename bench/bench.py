@@ -216,7 +216,8 @@ def main():
     parser.add_argument("--no-peer", action="store_true", help="measure Mnemo only")
     parser.add_argument("--quantize", default="none,int4",
                         help="Mnemo servers to run, by MNEMO_QUANTIZE (comma-separated); "
-                             "SETTING:transformers runs transformers' forward, not the lean one")
+                             "SETTING:transformers runs transformers' forward, not the lean one; "
+                             "SETTING:python the lean forward without the native decode step")
     parser.add_argument("--users", default="1,4,8,16", help="concurrency levels of (b)")
     parser.add_argument("--sections", default="abcdfg", help="which of (a)-(g) to run")
     args = parser.parse_args()

@@ -118,22 +118,42 @@ class GrowingLayer(DynamicLayer):
         self.values = self._vbuf[:, :, :length]
         self._view = self.keys
 
-    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+    def make_room(self, count: int, key_states: torch.Tensor | None = None,
+                  value_states: torch.Tensor | None = None) -> int:
+        """Own buffers with room for ``count`` more positions; return the positions held.
+
+        A prefill (several positions) gets the room it needs; a decode step (one) grows the
+        buffers early, keeping LOW_ROOM spare. The new positions' keys and values are needed
+        only by a layer that holds nothing yet (their shape and dtype)."""
         if not self.is_initialized:
             self.lazy_initialization(key_states, value_states)
         old = self.get_seq_length()
-        new = old + key_states.shape[-2]
-        owned = self.owns_buffer() and self._kbuf.shape[0] == key_states.shape[0]
-        # Prefill needs the room now; decode (one position) grows early, keeping LOW_ROOM spare.
-        want = new if key_states.shape[-2] > 1 else new + LOW_ROOM
+        new = old + count
+        rows = (self.keys if key_states is None else key_states).shape[0]
+        owned = self.owns_buffer() and self._kbuf.shape[0] == rows
+        want = new if count > 1 else new + LOW_ROOM
         if not owned or want > self._kbuf.shape[-2]:
             capacity = max(new, self.reserve) + room_for(max(new, self.reserve))
             if old:
                 self._kbuf, self._vbuf = _with_room(self.keys, capacity), _with_room(self.values, capacity)
             else:
-                rows = key_states.shape[0]
                 self._kbuf = empty_buffer(key_states, rows, capacity)
                 self._vbuf = empty_buffer(value_states, rows, capacity)
+            self._set_length(old)
+        return old
+
+    def buffers(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The key and value buffers, [rows, heads, capacity, dim] (``make_room`` first)."""
+        return self._kbuf, self._vbuf
+
+    def advance(self, count: int) -> None:
+        """Count ``count`` more positions as held: someone wrote them into the buffers'
+        room (``make_room``), as the native decode step does."""
+        self._set_length(self.get_seq_length() + count)
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
+        old = self.make_room(key_states.shape[-2], key_states, value_states)
+        new = old + key_states.shape[-2]
         self._kbuf[:, :, old:new].copy_(key_states)
         self._vbuf[:, :, old:new].copy_(value_states)
         self._set_length(new)

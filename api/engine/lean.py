@@ -31,6 +31,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from . import native
+from .kvbuffer import GrowingLayer
 from .packing import PackedLinear, PackedPart, concatenated
 from .quantize import QuantLinear
 
@@ -183,6 +185,15 @@ class LeanForward:
             head = PackedLinear(head)
         self.head = _Proj([head])
         self.layers = [_Layer(layer) for layer in base.model.layers]
+        self.native = None  # a native.NativeDecode for one-row decode steps (``use_native``)
+
+    def use_native(self, module) -> str | None:
+        """Run one-row decode steps through the native step built as ``module``
+        (``native.load``); return why it cannot run this model's layers (None: it does)."""
+        why = native.unsupported(self.layers)
+        if why is None:
+            self.native = native.NativeDecode(module, self.layers, self.head, self.norm, self.eps)
+        return why
 
     @torch.inference_mode()
     def __call__(self, input_ids: torch.Tensor, position_ids: torch.Tensor, cache,
@@ -196,8 +207,14 @@ class LeanForward:
         cos, sin = cos.unsqueeze(2), sin.unsqueeze(2)
         past = cache.get_seq_length() if cache.layers else 0
         mask = _mask(attention_mask, rows, new, past, h.device)
-        for i, layer in enumerate(self.layers):
-            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache)
+        if self.native is not None and rows == 1 and new == 1 and mask is None and past \
+                and all(isinstance(layer, GrowingLayer) for layer in cache.layers):
+            h = self.native.layers(h, cos, sin, cache, past)
+            if self.native.head is not None:
+                return Output(logits=self.native.logits(h).view(1, 1, -1), cache=cache)
+        else:
+            for i, layer in enumerate(self.layers):
+                h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache)
         keep = new if logits_to_keep == 0 else min(logits_to_keep, new)
         last = h.view(rows, new, -1)[:, new - keep:].reshape(rows * keep, -1)
         x = F.rms_norm(last, last.shape[-1:], self.norm, self.eps)

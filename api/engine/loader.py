@@ -23,7 +23,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
 from ..config import ConfigError, Settings
-from . import packing
+from . import native, packing
 from .lean import LeanForward, joins, unsupported
 from .quantize import quantize
 from .store import Store, file_tag, remove_stale
@@ -180,6 +180,8 @@ def load(settings: Settings) -> Loaded:
     else:
         replaced = 0
     lean = lean_forward(model, settings, device, replaced)
+    if lean is not None and replaced:
+        native_decode(lean, settings)
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
     eos = model.generation_config.eos_token_id if model.generation_config else None
@@ -206,6 +208,17 @@ def lean_forward(model, settings: Settings, device: torch.device,
         log.info("transformers' forward serves every request: %s", why)
         return None
     return LeanForward(model, packed=packed > 0)
+
+
+def native_decode(lean: LeanForward, settings: Settings) -> None:
+    """Let the lean forward run one-row decode steps natively (``native``), where it can."""
+    if not settings.native_decode:
+        log.info("one-row decode steps run in Python: MNEMO_NATIVE_DECODE=0")
+        return
+    module = native.load(Path(settings.cache_dir))
+    why = lean.use_native(module) if module is not None else "it could not be built"
+    if why is not None:
+        log.info("one-row decode steps run in Python: the native step cannot run this model, %s", why)
 
 
 def own_memory(model) -> None:

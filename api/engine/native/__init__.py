@@ -1,0 +1,179 @@
+"""The native decode step: one decode step at one row of an int8/int4 model, in C++.
+
+At one row a decode step of the 135M model is about 120 quantized matrix products and some
+600 small tensor operations around them (norms, rotary embedding, casts, cache writes,
+attention over the cached positions); from Python, each small operation costs more in
+dispatch than in arithmetic. ``decode.cpp`` runs the decoder layers of such a step in C++:
+the matrix products are still torch's own int4/int8 kernels, what lies between them is loops
+over a few hundred floats. The lean forward (``lean``) calls it for every forward of one row
+and one new token whose projections are quantized, and keeps its own Python for the rest
+(prefill, batches of several rows, float32 layers). tests/test_native.py holds the two to the
+same logits and greedy tokens.
+
+The module is compiled once per machine (about 30 s, with the C++ compiler torch's
+extensions use) into ``MNEMO_CACHE_DIR``, named after its source, torch's version and the CPU
+(it is built for the CPU it runs on); later starts load the built file. Where it cannot be
+built (no compiler), the start logs why and the Python lean forward serves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import os
+import platform
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+import torch
+
+from ..quantize import GROUP, QuantLinear
+from ..store import remove_stale
+
+log = logging.getLogger("mnemo.native")
+
+SOURCE = Path(__file__).with_name("decode.cpp")
+# -ffast-math lets the compiler vectorise the attention's dot products and exponentials
+# (summing in another order); the loops never see infinities or NaNs of their own making.
+FLAGS = ("-O3", "-march=native", "-ffast-math")
+
+_loaded: dict[str, ModuleType] = {}
+
+
+def _cpu() -> str:
+    """What the build depends on in this CPU (-march=native): its model and flags."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor()
+    lines = [line for line in info.splitlines() if line.startswith(("model name", "flags"))]
+    return "\n".join(sorted(set(lines)))
+
+
+def _name() -> str:
+    """The module's name: this source, built by this torch and Python for this CPU."""
+    digest = hashlib.sha256()
+    for part in (SOURCE.read_bytes(), torch.__version__.encode(), " ".join(FLAGS).encode(),
+                 sys.version.encode(), _cpu().encode()):
+        digest.update(part)
+        digest.update(b"\0")
+    return f"mnemo_decode_{digest.hexdigest()[:16]}"
+
+
+def build_dir(cache_dir: Path) -> Path:
+    """Where the module lives in the cache."""
+    return cache_dir / f"native-{_name().rsplit('_', 1)[1]}"
+
+
+def load(cache_dir: Path) -> ModuleType | None:
+    """The compiled module: built into ``cache_dir`` the first time, loaded from it after.
+    None, logged, when it cannot be built or loaded here."""
+    name, target = _name(), build_dir(cache_dir)
+    library = target / f"{name}.so"
+    if name in _loaded:  # torch builds a name once per process: reuse it, from any directory
+        return _loaded[name]
+    try:
+        if not library.is_file():
+            _build(name, cache_dir, target)
+        spec = importlib.util.spec_from_file_location(name, library)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except Exception as exc:  # no compiler, a compile error: the Python path serves
+        last = str(exc).strip().splitlines()
+        log.warning("the native decode step could not be built or loaded (%s); the Python "
+                    "lean forward runs every step", last[-1] if last else type(exc).__name__)
+        return None
+    _loaded[name] = module
+    return module
+
+
+def _build(name: str, cache_dir: Path, target: Path) -> None:
+    """Compile beside ``target`` and rename into place: several workers may build at once."""
+    from torch.utils import cpp_extension  # imports setuptools: only when building
+
+    log.info("building the native decode step into %s (once, about 30 s)", target)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale(cache_dir, ".native-")
+    tmp = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".native-"))
+    path = os.environ.get("PATH", "")
+    # the ninja that pip installed sits beside this interpreter, which may not be on PATH
+    os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), path])
+    try:
+        # a name of its own per source: torch renames a rebuilt name within one process
+        cpp_extension.load(name=name, sources=[str(SOURCE)], extra_cflags=list(FLAGS),
+                           build_directory=str(tmp), verbose=False)
+        try:
+            os.rename(tmp, target)
+        except OSError:  # another process won the race (its build is as good as ours)...
+            if not (target / f"{name}.so").is_file():  # ...or a broken leftover is in the way
+                shutil.rmtree(target, ignore_errors=True)
+                os.rename(tmp, target)
+    finally:
+        os.environ["PATH"] = path
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def unsupported(layers) -> str | None:
+    """Why the native step cannot run these lean-forward layers (None: it can)."""
+    for layer in layers:
+        for proj in (layer.qkv, layer.o, layer.gate_up, layer.down):
+            if len(proj.parts) != 1 or not isinstance(proj.parts[0], QuantLinear):
+                return "its layers are not quantized (int8/int4) and joined"
+            if proj.parts[0].bias is not None:
+                return "its layers have biases"
+    first = layers[0]
+    shape = (first.heads, first.kv_heads, first.head_dim, first.intermediate, first.scaling)
+    for layer in layers:  # decode.cpp takes one shape and one epsilon for every norm
+        if (layer.heads, layer.kv_heads, layer.head_dim, layer.intermediate,
+                layer.scaling) != shape or not layer.eps1 == layer.eps2 == first.eps1:
+            return "its layers differ in shape or normalisation"
+    return None
+
+
+class NativeDecode:
+    """The native step over a lean forward's layers (``lean._Layer``s that ``unsupported``
+    accepts): the weights are gathered once, in the order decode.cpp reads them. With an
+    int8 output layer (``head``, a ``lean._Proj``), the step's logits are native too."""
+
+    def __init__(self, module: ModuleType, layers, head=None, norm=None, eps: float = 0.0):
+        self.module = module
+        out = head.parts[0] if head is not None and len(head.parts) == 1 else None
+        self.head = None
+        if isinstance(out, QuantLinear) and out.mode == "int8" and out.bias is None:
+            self.head = (norm.detach().contiguous(), float(eps), out.qweight, out.scales)
+        self.norms, self.qweights, self.scales, self.groups = [], [], [], []
+        for layer in layers:
+            self.norms += [layer.norm1.detach().contiguous(), layer.norm2.detach().contiguous()]
+            for proj in (layer.qkv, layer.o, layer.gate_up, layer.down):
+                q = proj.parts[0]
+                self.qweights.append(q.qweight)
+                self.scales.append(q.scales)
+                self.groups.append(0 if q.mode == "int8" else GROUP)
+        first = layers[0]
+        self.shape = (first.heads, first.kv_heads, first.head_dim, first.intermediate,
+                      float(first.eps1), float(first.scaling))
+
+    def layers(self, h: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache,
+               past: int) -> torch.Tensor:
+        """The residual stream after every layer, for one row's one new token ``h`` [1,
+        hidden] at position ``past``; its keys and values are written into ``cache``."""
+        keys, values = [], []
+        for layer in cache.layers:
+            layer.make_room(1)
+            k, v = layer.buffers()
+            keys.append(k)
+            values.append(v)
+        out = self.module.decode_layers(h.contiguous(), cos.reshape(-1), sin.reshape(-1),
+                                        self.norms, self.qweights, self.scales, self.groups,
+                                        keys, values, past, *self.shape)
+        for layer in cache.layers:
+            layer.advance(1)
+        return out
+
+    def logits(self, h: torch.Tensor) -> torch.Tensor:
+        """[1, vocab] float32 logits of the residual stream ``h`` [1, hidden] (``self.head``)."""
+        return self.module.logits_int8(h, *self.head)
