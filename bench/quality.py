@@ -31,10 +31,12 @@ PROMPTS = [
 ]
 HELDOUT = Path(__file__).parent / "data" / "heldout.txt"
 # The reference is float32 through transformers' own forward; every other row is what serves
-# with that setting (the lean forward, api/engine/lean.py, unless it says otherwise).
+# with that setting (the lean forward, api/engine/lean.py, and under int8/int4 its native
+# decode step, api/engine/native/, unless it says otherwise).
 OPTIONS = {"float32, transformers' forward": {"lean_forward": False},
            "float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
            "int4, transformers' forward": {"quantize": "int4", "lean_forward": False},
+           "int4, Python decode step": {"quantize": "int4", "native_decode": False},
            "int4": {"quantize": "int4"}}
 
 

@@ -148,8 +148,8 @@ def test_int8_app_decodes_natively_and_serves(tiny_dir, lora_dir, tmp_path_facto
 
 
 def test_the_module_builds_from_source(tmp_path):
-    """A build from nothing, in a process of its own (torch builds a name once per process),
-    as on a machine that has never built it; a killed build's leftovers are removed."""
+    """A build from nothing, in a fresh process, as on a machine that has never built it (the
+    other tests load what an earlier run built); a killed build's leftovers are removed."""
     import os
     import subprocess
     import sys
@@ -166,3 +166,59 @@ def test_the_module_builds_from_source(tmp_path):
     assert "one decode step" in done.stdout
     assert list(native.build_dir(tmp_path).glob("mnemo_decode_*.so"))
     assert not stale.exists()
+
+
+def test_a_build_that_hangs_is_stopped(tiny_dir, tmp_path, monkeypatch, caplog):
+    """A compiler that never finishes must not hold the start: the build is stopped with
+    everything it started, and the Python step serves."""
+    source = tmp_path / "decode.cpp"  # a source of its own: nothing built or loaded yet
+    source.write_bytes(native.SOURCE.read_bytes() + b"\n// another build\n")
+    monkeypatch.setattr(native, "SOURCE", source)
+    monkeypatch.setattr(native, "BUILD_TIMEOUT", 1.0)
+    with caplog.at_level(logging.WARNING, logger="mnemo.native"):
+        lean = lean_of(tiny_dir, "int8", tmp_path / "cache")
+    assert lean.native is None
+    assert "took more than 1 s and was stopped" in caplog.text
+    assert not list((tmp_path / "cache").glob(".native-*"))
+    assert not list((tmp_path / "cache").glob("native-*"))
+
+
+def test_a_damaged_build_is_built_again(tmp_path, monkeypatch, caplog):
+    """A truncated shared library would kill the process when loaded (SIGBUS): the digest
+    written after the build is checked first, and a damaged build is replaced."""
+    import shutil
+
+    assert native.load(CACHE_DIR) is not None
+    built = native.build_dir(CACHE_DIR)
+    copy = native.build_dir(tmp_path)
+    shutil.copytree(built, copy)
+    library = next(copy.glob("mnemo_decode_*.so"))
+    with open(library, "r+b") as f:
+        f.truncate(4096)
+    monkeypatch.setattr(native, "_loaded", {})  # as a new process: nothing loaded yet
+    with caplog.at_level(logging.WARNING, logger="mnemo.native"):
+        module = native.load(tmp_path)
+    assert module is not None and "damaged; building it again" in caplog.text
+    assert library.stat().st_size > 4096 and native._whole(library)
+
+
+@pytest.mark.parametrize("broken", ["decode_layers", "logits_int8"])
+def test_a_failing_native_step_hands_over_to_python(tiny_dir, tmp_path, caplog, broken):
+    lean = lean_of(tiny_dir, "int8", tmp_path)
+    prompt, tokens = list(range(10, 30)), [5, 6, 7]
+    want = decode(lean, prompt, tokens, use_native=False)
+
+    class Broken:
+        def __init__(self, module):
+            self.module = module
+
+        def __getattr__(self, name):
+            if name == broken:
+                raise RuntimeError("injected")
+            return getattr(self.module, name)
+
+    lean.native.module = Broken(lean.native.module)
+    with caplog.at_level(logging.ERROR, logger="mnemo.lean"):
+        got = decode(lean, prompt, tokens, use_native=True)  # asserts the cache's length too
+    assert caplog.text.count("native decode step failed") == 1  # off after the first failure
+    assert ((got - want).norm(dim=-1) / want.norm(dim=-1)).max() < 1e-2

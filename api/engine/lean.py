@@ -25,6 +25,7 @@ two give the same logits.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import torch
@@ -35,6 +36,8 @@ from . import native
 from .kvbuffer import GrowingLayer
 from .packing import PackedLinear, PackedPart, concatenated
 from .quantize import QuantLinear
+
+log = logging.getLogger("mnemo.lean")
 
 
 @dataclass
@@ -209,17 +212,40 @@ class LeanForward:
         mask = _mask(attention_mask, rows, new, past, h.device)
         if self.native is not None and rows == 1 and new == 1 and mask is None and past \
                 and all(isinstance(layer, GrowingLayer) for layer in cache.layers):
-            h = self.native.layers(h, cos, sin, cache, past)
-            if self.native.head is not None:
-                return Output(logits=self.native.logits(h).view(1, 1, -1), cache=cache)
-        else:
-            for i, layer in enumerate(self.layers):
-                h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache)
+            logits = self._native(h, cos, sin, cache, past)
+            if logits is not None:
+                return Output(logits=logits, cache=cache)
+        for i, layer in enumerate(self.layers):
+            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache)
         keep = new if logits_to_keep == 0 else min(logits_to_keep, new)
+        return Output(logits=self._logits(h, rows, new, keep), cache=cache)
+
+    def _logits(self, h: torch.Tensor, rows: int, new: int, keep: int) -> torch.Tensor:
+        """[rows, keep, vocab] logits of the last ``keep`` of each row's ``new`` positions."""
         last = h.view(rows, new, -1)[:, new - keep:].reshape(rows * keep, -1)
         x = F.rms_norm(last, last.shape[-1:], self.norm, self.eps)
-        logits = self.head(x.to(self.head.dtype)).float().view(rows, keep, -1)
-        return Output(logits=logits, cache=cache)
+        return self.head(x.to(self.head.dtype)).float().view(rows, keep, -1)
+
+    def _native(self, h, cos, sin, cache, past: int) -> torch.Tensor | None:
+        """The step's [1, 1, vocab] logits through the native step, or None: Python runs it.
+        A failure of the native step turns it off for good (logged): it writes the new
+        position into room the cache does not count yet, so Python can redo the step."""
+        step = self.native
+        try:
+            h = step.layers(h, cos, sin, cache, past)
+        except Exception:
+            self._native_failed()
+            return None
+        if step.head is not None:
+            try:
+                return step.logits(h).view(1, 1, -1)
+            except Exception:  # the layers ran (the cache counts the position): Python's head
+                self._native_failed()
+        return self._logits(h, 1, 1, 1)
+
+    def _native_failed(self) -> None:
+        log.exception("the native decode step failed; decode steps run in Python from now on")
+        self.native = None
 
     @staticmethod
     def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache):

@@ -216,9 +216,11 @@ def native_decode(lean: LeanForward, settings: Settings) -> None:
         log.info("one-row decode steps run in Python: MNEMO_NATIVE_DECODE=0")
         return
     module = native.load(Path(settings.cache_dir))
-    why = lean.use_native(module) if module is not None else "it could not be built"
+    if module is None:
+        return  # native.load said why
+    why = lean.use_native(module)
     if why is not None:
-        log.info("one-row decode steps run in Python: the native step cannot run this model, %s", why)
+        log.info("one-row decode steps run in Python: the native step cannot run this model: %s", why)
 
 
 def own_memory(model) -> None:

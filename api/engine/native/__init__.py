@@ -24,6 +24,8 @@ import logging
 import os
 import platform
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -50,8 +52,9 @@ def _cpu() -> str:
         info = Path("/proc/cpuinfo").read_text()
     except OSError:
         return platform.processor()
-    lines = [line for line in info.splitlines() if line.startswith(("model name", "flags"))]
-    return "\n".join(sorted(set(lines)))
+    keys = ("model name", "flags", "Features", "CPU implementer", "CPU part")  # x86, ARM
+    lines = [line for line in info.splitlines() if line.startswith(keys)]
+    return "\n".join(sorted(set(lines))) or platform.processor()
 
 
 def _name() -> str:
@@ -74,47 +77,93 @@ def load(cache_dir: Path) -> ModuleType | None:
     None, logged, when it cannot be built or loaded here."""
     name, target = _name(), build_dir(cache_dir)
     library = target / f"{name}.so"
-    if name in _loaded:  # torch builds a name once per process: reuse it, from any directory
+    if name in _loaded:  # loaded already (from this or another cache directory)
         return _loaded[name]
     try:
-        if not library.is_file():
+        if not _whole(library):
+            if target.exists():
+                log.warning("the native decode step in %s is damaged; building it again", target)
             _build(name, cache_dir, target)
         spec = importlib.util.spec_from_file_location(name, library)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     except Exception as exc:  # no compiler, a compile error: the Python path serves
-        last = str(exc).strip().splitlines()
         log.warning("the native decode step could not be built or loaded (%s); the Python "
-                    "lean forward runs every step", last[-1] if last else type(exc).__name__)
+                    "lean forward runs every step", str(exc).strip() or type(exc).__name__)
         return None
     _loaded[name] = module
+    log.info("one-row decode steps run natively (%s)", library)
     return module
+
+
+def _digest(library: Path) -> str:
+    return hashlib.sha256(library.read_bytes()).hexdigest()
+
+
+def _whole(library: Path) -> bool:
+    """Whether ``library`` is the file its build wrote: loading a truncated shared library
+    kills the process (SIGBUS), so its digest, written once the build finished, is checked
+    first."""
+    marker = library.with_suffix(".sha256")
+    try:
+        return library.is_file() and marker.read_text().strip() == _digest(library)
+    except OSError:
+        return False
+
+
+# The build runs in a process of its own, so that a compiler that hangs cannot hold the start
+# forever (it is stopped, with everything it started, after this long) and the server never
+# imports setuptools.
+BUILD_TIMEOUT = 300.0
+_BUILD = """
+import sys
+from torch.utils import cpp_extension
+name, source, out, *flags = sys.argv[1:]
+cpp_extension.load(name=name, sources=[source], extra_cflags=flags, build_directory=out)
+"""
 
 
 def _build(name: str, cache_dir: Path, target: Path) -> None:
     """Compile beside ``target`` and rename into place: several workers may build at once."""
-    from torch.utils import cpp_extension  # imports setuptools: only when building
-
     log.info("building the native decode step into %s (once, about 30 s)", target)
     cache_dir.mkdir(parents=True, exist_ok=True)
     remove_stale(cache_dir, ".native-")
     tmp = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".native-"))
-    path = os.environ.get("PATH", "")
     # the ninja that pip installed sits beside this interpreter, which may not be on PATH
-    os.environ["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), path])
+    env = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(sys.executable),
+                                                  os.environ.get("PATH", "")])}
     try:
-        # a name of its own per source: torch renames a rebuilt name within one process
-        cpp_extension.load(name=name, sources=[str(SOURCE)], extra_cflags=list(FLAGS),
-                           build_directory=str(tmp), verbose=False)
+        child = subprocess.Popen([sys.executable, "-c", _BUILD, name, str(SOURCE), str(tmp), *FLAGS],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                 start_new_session=True, text=True, errors="replace")
+        try:
+            output, _ = child.communicate(timeout=BUILD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            raise RuntimeError(f"the build took more than {BUILD_TIMEOUT:.0f} s and was stopped") from None
+        library = tmp / f"{name}.so"
+        if child.returncode != 0 or not library.is_file():
+            errors = [line for line in output.splitlines() if "error" in line.lower()]
+            raise RuntimeError((errors or output.splitlines() or ["no output"])[0].strip()[:300])
+        _write_synced(library.with_suffix(".sha256"), _digest(library))
+        with open(library, "rb") as f:
+            os.fsync(f.fileno())
         try:
             os.rename(tmp, target)
         except OSError:  # another process won the race (its build is as good as ours)...
-            if not (target / f"{name}.so").is_file():  # ...or a broken leftover is in the way
+            if not _whole(target / library.name):  # ...or a damaged leftover is in the way
                 shutil.rmtree(target, ignore_errors=True)
                 os.rename(tmp, target)
     finally:
-        os.environ["PATH"] = path
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _write_synced(path: Path, text: str) -> None:
+    with open(path, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def unsupported(layers) -> str | None:

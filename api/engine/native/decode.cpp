@@ -27,9 +27,9 @@ struct Proj {
 
 // x * rsqrt(mean(x^2) + eps) * w, written as bfloat16 (what enters a quantized product)
 void rms_norm_bf16(const float* x, const float* w, float eps, int64_t n, BFloat16* out) {
-  double ss = 0;
+  double ss = 0;  // in double: a float sum of squares of large values would overflow
   for (int64_t i = 0; i < n; ++i) ss += double(x[i]) * x[i];
-  const float r = 1.0f / std::sqrt(float(ss / n) + eps);
+  const float r = float(1.0 / std::sqrt(ss / n + double(eps)));
   for (int64_t i = 0; i < n; ++i) out[i] = BFloat16((x[i] * r) * w[i]);
 }
 
@@ -57,10 +57,15 @@ at::Tensor decode_layers(at::Tensor h, at::Tensor cos, at::Tensor sin,
   TORCH_CHECK(heads % kv_heads == 0 && head_dim % 2 == 0, "head counts");
   const int64_t hidden = h.size(1);
   const int64_t per_kv = heads / kv_heads, half = head_dim / 2, length = past + 1;
+  for (const at::Tensor& w : norms)
+    TORCH_CHECK(w.scalar_type() == at::kFloat && w.is_contiguous() && w.numel() == hidden,
+                "norm weights: contiguous float32, one per hidden value");
+  TORCH_CHECK(cos.scalar_type() == at::kFloat && sin.scalar_type() == at::kFloat &&
+              cos.is_contiguous() && sin.is_contiguous(), "cos/sin: contiguous float32");
   h = h.clone();
   float* hp = h.data_ptr<float>();
-  const float* cp = cos.contiguous().data_ptr<float>();
-  const float* sp = sin.contiguous().data_ptr<float>();
+  const float* cp = cos.data_ptr<float>();
+  const float* sp = sin.data_ptr<float>();
   auto bf = at::TensorOptions().dtype(at::kBFloat16);
   at::Tensor x = at::empty({1, hidden}, bf);
   at::Tensor a = at::empty({1, heads * head_dim}, bf);
@@ -139,6 +144,7 @@ at::Tensor decode_layers(at::Tensor h, at::Tensor cos, at::Tensor sin,
     BFloat16* ap = a.data_ptr<BFloat16>();
     for (int64_t i = 0; i < heads * head_dim; ++i) ap[i] = BFloat16(attn[i]);
     at::Tensor ao = o(a);
+    TORCH_CHECK(ao.numel() == hidden, "attention output size");
     const BFloat16* aop = ao.data_ptr<BFloat16>();
     for (int64_t i = 0; i < hidden; ++i) hp[i] += float(aop[i]);
 
@@ -153,6 +159,7 @@ at::Tensor decode_layers(at::Tensor h, at::Tensor cos, at::Tensor sin,
       actp[i] = BFloat16(gate / (1.0f + std::exp(-gate)) * float(gp[intermediate + i]));
     }
     at::Tensor dn = down(act);
+    TORCH_CHECK(dn.numel() == hidden, "MLP output size");
     const BFloat16* dp = dn.data_ptr<BFloat16>();
     for (int64_t i = 0; i < hidden; ++i) hp[i] += float(dp[i]);
   }
@@ -170,15 +177,15 @@ at::Tensor logits_int8(at::Tensor h, at::Tensor norm, double eps, at::Tensor qwe
   const int64_t hidden = h.size(1), vocab = qweight.size(0);
   TORCH_CHECK(qweight.scalar_type() == at::kChar && qweight.is_contiguous() &&
               qweight.size(1) == hidden && scales.scalar_type() == at::kBFloat16 &&
-              scales.numel() == vocab && norm.numel() == hidden, "int8 output layer shapes");
+              scales.is_contiguous() && scales.numel() == vocab && norm.numel() == hidden &&
+              norm.scalar_type() == at::kFloat && norm.is_contiguous(), "int8 output layer shapes");
   std::vector<BFloat16> rounded(hidden);
-  rms_norm_bf16(h.data_ptr<float>(), norm.contiguous().data_ptr<float>(), float(eps), hidden,
-                rounded.data());
+  rms_norm_bf16(h.data_ptr<float>(), norm.data_ptr<float>(), float(eps), hidden, rounded.data());
   std::vector<float> x(rounded.begin(), rounded.end());
   at::Tensor out = at::empty({1, vocab}, h.options());
   float* op = out.data_ptr<float>();
   const int8_t* wp = qweight.data_ptr<int8_t>();
-  const BFloat16* sp = scales.contiguous().data_ptr<BFloat16>();
+  const BFloat16* sp = scales.data_ptr<BFloat16>();
   at::parallel_for(0, vocab, 512, [&](int64_t begin, int64_t end) {
     for (int64_t n = begin; n < end; ++n) {
       const int8_t* w = wp + n * hidden;
@@ -190,7 +197,11 @@ at::Tensor logits_int8(at::Tensor h, at::Tensor norm, double eps, at::Tensor qwe
   return out;
 }
 
+// Both release the GIL while they run (their arguments are converted before): the server's
+// other threads (HTTP, tokenizing) go on during a step, as they do during torch's own kernels.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-  m.def("decode_layers", &decode_layers, "every decoder layer of one decode step at one row");
-  m.def("logits_int8", &logits_int8, "final norm and int8 output layer of one row");
+  m.def("decode_layers", &decode_layers, "every decoder layer of one decode step at one row",
+        py::call_guard<py::gil_scoped_release>());
+  m.def("logits_int8", &logits_int8, "final norm and int8 output layer of one row",
+        py::call_guard<py::gil_scoped_release>());
 }
