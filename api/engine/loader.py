@@ -14,8 +14,6 @@ import importlib.metadata
 import importlib.util
 import logging
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from ..config import ConfigError, Settings
 from . import native, packing
 from .lean import LeanForward, joins, unsupported
 from .quantize import quantize
-from .store import Store, file_tag, remove_stale
+from .store import Store, file_tag, staging
 
 log = logging.getLogger("mnemo.loader")
 
@@ -89,22 +87,16 @@ def dequantized_dir(gguf: Path, cache_dir: Path, tag: str | None = None) -> Path
     if (target / "config.json").is_file():
         return target
     log.info("converting %s to %s (once)", gguf, target)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    remove_stale(cache_dir, ".convert-")
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(
         gguf.parent, gguf_file=gguf.name, quantization_config=GgufConfig(dequantize=True))
-    # Write beside the target and rename: several workers may convert at once.
-    tmp = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".convert-"))
-    try:
+    with staging(cache_dir, ".convert-") as tmp:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         try:
             os.rename(tmp, target)
         except OSError:  # another process won the race; its copy is as good as ours
             pass
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 

@@ -17,6 +17,8 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +43,20 @@ def file_tag(*files: Path, extra: str = "") -> str:
         st = f.stat()
         stamps.append(f"{f.resolve()}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}")
     return hashlib.sha256(f"{':'.join(stamps)}:{extra}".encode()).hexdigest()[:16]
+
+
+@contextmanager
+def staging(directory: Path, prefix: str) -> Iterator[Path]:
+    """A temporary directory in ``directory`` (named ``prefix``...) to write an entry in, so
+    that a rename publishes it whole (several workers may write at once); removed afterwards
+    whatever happened. What killed starts left under ``prefix`` is removed first."""
+    directory.mkdir(parents=True, exist_ok=True)
+    remove_stale(directory, prefix)
+    tmp = Path(tempfile.mkdtemp(dir=directory, prefix=prefix))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def remove_stale(directory: Path, prefix: str) -> None:
@@ -96,14 +112,10 @@ class Store:
         write at once), then remove this model's older stores of this mode. A failure (a full
         or read-only disk) only costs the next start the time of quantizing."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(dir=self.path.parent, prefix=".quantized-"))
-            try:
+            with staging(self.path.parent, ".quantized-") as tmp:
                 save_file({k: t.contiguous() for k, t in tensors.items()}, tmp / self.path.name,
                           metadata={"mnemo_store": self.tag, "source": self.source})
                 os.replace(tmp / self.path.name, self.path)
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
         except Exception as exc:  # safetensors raises its own error type for a full disk
             log.warning("could not keep the quantized weights in %s: %s", self.path, exc)
             return

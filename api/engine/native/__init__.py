@@ -27,14 +27,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
 import torch
 
 from ..quantize import GROUP, QuantLinear
-from ..store import remove_stale
+from ..store import staging
 
 log = logging.getLogger("mnemo.native")
 
@@ -67,15 +66,16 @@ def _name() -> str:
     return f"mnemo_decode_{digest.hexdigest()[:16]}"
 
 
-def build_dir(cache_dir: Path) -> Path:
-    """Where the module lives in the cache."""
-    return cache_dir / f"native-{_name().rsplit('_', 1)[1]}"
+def build_dir(cache_dir: Path, name: str | None = None) -> Path:
+    """Where the module (named ``name``, by default this one's) lives in the cache."""
+    return cache_dir / f"native-{(name or _name()).rsplit('_', 1)[1]}"
 
 
 def load(cache_dir: Path) -> ModuleType | None:
     """The compiled module: built into ``cache_dir`` the first time, loaded from it after.
     None, logged, when it cannot be built or loaded here."""
-    name, target = _name(), build_dir(cache_dir)
+    name = _name()
+    target = build_dir(cache_dir, name)
     library = target / f"{name}.so"
     if name in _loaded:  # loaded already (from this or another cache directory)
         return _loaded[name]
@@ -126,13 +126,10 @@ cpp_extension.load(name=name, sources=[source], extra_cflags=flags, build_direct
 def _build(name: str, cache_dir: Path, target: Path) -> None:
     """Compile beside ``target`` and rename into place: several workers may build at once."""
     log.info("building the native decode step into %s (once, about 30 s)", target)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    remove_stale(cache_dir, ".native-")
-    tmp = Path(tempfile.mkdtemp(dir=cache_dir, prefix=".native-"))
     # the ninja that pip installed sits beside this interpreter, which may not be on PATH
     env = {**os.environ, "PATH": os.pathsep.join([os.path.dirname(sys.executable),
                                                   os.environ.get("PATH", "")])}
-    try:
+    with staging(cache_dir, ".native-") as tmp:
         child = subprocess.Popen([sys.executable, "-c", _BUILD, name, str(SOURCE), str(tmp), *FLAGS],
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  start_new_session=True, text=True, errors="replace")
@@ -155,8 +152,6 @@ def _build(name: str, cache_dir: Path, target: Path) -> None:
             if not _whole(target / library.name):  # ...or a damaged leftover is in the way
                 shutil.rmtree(target, ignore_errors=True)
                 os.rename(tmp, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _write_synced(path: Path, text: str) -> None:
