@@ -40,6 +40,9 @@ class Settings:
     # The native decode step (api/engine/native/) for one-row decode steps of an int8/int4
     # model, compiled once into cache_dir; off: the lean forward's Python runs them.
     native_decode: bool = True
+    # Under int8/int4, a prefill over a long history (a conversation's next turn) attends in
+    # bfloat16 (api/engine/attention.py); off: float32 SDPA, as float32 models always do.
+    bf16_attention: bool = True
     context_window: int | None = None  # None: the model's max_position_embeddings
     default_max_new_tokens: int = 256
     max_new_tokens_limit: int = 1024

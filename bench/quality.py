@@ -1,6 +1,8 @@
 """What an output-changing option does to the model's answers: greedy agreement with float32 on
-fixed prompts, and the perplexity of a held-out text (bench/data/heldout.txt, written for this
-purpose, so no model has seen it).
+fixed prompts, the perplexity of a held-out text (bench/data/heldout.txt, written for this
+purpose, so no model has seen it), and the perplexity of a longer one (heldout-long.txt, 1,380
+tokens) fed in turns of 64 tokens through the cache, as a conversation's turns are: each turn
+attends to all earlier ones (int8/int4 do that in bfloat16 from 256 positions on).
 
     .venv/bin/python -m bench.quality [--tokens 64]
 
@@ -30,6 +32,8 @@ PROMPTS = [
     "Describe a cat to someone who has never seen one.",
 ]
 HELDOUT = Path(__file__).parent / "data" / "heldout.txt"
+HELDOUT_LONG = Path(__file__).parent / "data" / "heldout-long.txt"
+TURN = 64  # tokens per turn of the long text
 # The reference is float32 through transformers' own forward; every other row is what serves
 # with that setting (the lean forward, api/engine/lean.py, and under int8/int4 its native
 # decode step, api/engine/native/, unless it says otherwise).
@@ -37,6 +41,7 @@ OPTIONS = {"float32, transformers' forward": {"lean_forward": False},
            "float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
            "int4, transformers' forward": {"quantize": "int4", "lean_forward": False},
            "int4, Python decode step": {"quantize": "int4", "native_decode": False},
+           "int4, float32 attention over history": {"quantize": "int4", "bf16_attention": False},
            "int4": {"quantize": "int4"}}
 
 
@@ -85,6 +90,23 @@ def perplexity(loaded, text: str) -> float:
     return math.exp(nll.item())
 
 
+def perplexity_in_turns(loaded, text: str, turn: int = TURN) -> float:
+    """Perplexity of ``text`` fed ``turn`` tokens at a time into one cache (each turn's first
+    token predicted by the previous turn's last logits)."""
+    from api.engine.kvbuffer import new_cache
+
+    ids = loaded.tokenizer(text, return_tensors="pt")["input_ids"][0]
+    forward, cache, logits = forward_of(loaded), new_cache(), []
+    with torch.inference_mode():
+        for start in range(0, len(ids), turn):
+            chunk = ids[start:start + turn]
+            positions = torch.arange(start, start + len(chunk))[None]
+            logits.append(forward(input_ids=chunk[None], position_ids=positions,
+                                  cache=cache).logits[0].float())
+    nll = torch.nn.functional.cross_entropy(torch.cat(logits)[:-1], ids[1:])
+    return math.exp(nll.item())
+
+
 def agreement(reference: list[list[int]], other: list[list[int]]) -> tuple[float, float]:
     """(share of tokens equal at the same position, median tokens before the first difference)"""
     pairs = list(zip(reference, other, strict=True))
@@ -98,11 +120,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tokens", type=int, default=64)
     args = parser.parse_args()
-    text = HELDOUT.read_text(encoding="utf-8")
+    text, long_text = HELDOUT.read_text(encoding="utf-8"), HELDOUT_LONG.read_text(encoding="utf-8")
     ref = None
     print(f"{len(PROMPTS)} prompts x {args.tokens} greedy tokens; held-out text: {HELDOUT.name}")
     print("option | same token at same position | tokens before first difference (median) | "
-          "perplexity | decode tok/s in-process")
+          "perplexity | perplexity in turns | decode tok/s in-process")
     for option in OPTIONS:
         loaded = load(option)
         t = time.perf_counter()
@@ -110,7 +132,8 @@ def main():
         rate = len(PROMPTS) * args.tokens / (time.perf_counter() - t)
         ref = ref or outs
         same, first = agreement(ref, outs)
-        print(f"{option} | {100 * same:.0f} % | {first:.0f} | {perplexity(loaded, text):.2f} | {rate:.1f}")
+        print(f"{option} | {100 * same:.0f} % | {first:.0f} | {perplexity(loaded, text):.2f} | "
+              f"{perplexity_in_turns(loaded, long_text):.2f} | {rate:.1f}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ layer). This forward is the same computation in a few tensor operations per laye
   the weights are not stored twice;
 - the attention mask is built once per forward, not per layer;
 - under int8/int4, activations enter each joined projection in bfloat16 once, and the residual
-  stream stays in float32 as in transformers' forward.
+  stream stays in float32 as in transformers' forward; a one-row prefill over a long history
+  attends in bfloat16 too (``attention``).
 
 It takes the inputs the runner gives transformers' forward (ids, positions, a 2-D or 4-D
 attention mask, the cache of ``kvbuffer`` layers) and returns the same two things (logits and
@@ -32,7 +33,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from . import native
+from . import attention, native
 from .kvbuffer import GrowingLayer
 from .packing import PackedLinear, PackedPart, concatenated
 from .quantize import QuantLinear
@@ -178,8 +179,9 @@ class LeanForward:
     must read plain, so the lean forward packs a copy of its own.
     """
 
-    def __init__(self, model: nn.Module, packed: bool = False):
+    def __init__(self, model: nn.Module, packed: bool = False, bf16_attention: bool = False):
         base = _base(model)
+        self.bf16_attention = bf16_attention  # int8/int4 layers over a long history (``attention``)
         self.embed = base.model.embed_tokens
         self.rotary = base.model.rotary_emb
         self.norm, self.eps = base.model.norm.weight, base.model.norm.variance_epsilon
@@ -210,13 +212,17 @@ class LeanForward:
         cos, sin = cos.unsqueeze(2), sin.unsqueeze(2)
         past = cache.get_seq_length() if cache.layers else 0
         mask = _mask(attention_mask, rows, new, past, h.device)
+        future = None  # set: int8/int4 layers attend over the history in bfloat16
+        if self.bf16_attention and attention.applies(rows, new, past, self.layers[0].heads) and (
+                attention_mask is None or (attention_mask.dim() == 2 and bool(attention_mask.all()))):
+            future = attention.future_mask(new, h.device)
         if self.native is not None and rows == 1 and new == 1 and mask is None and past \
                 and all(isinstance(layer, GrowingLayer) for layer in cache.layers):
             logits = self._native(h, cos, sin, cache, past)
             if logits is not None:
                 return Output(logits=logits, cache=cache)
         for i, layer in enumerate(self.layers):
-            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache)
+            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache, future)
         keep = new if logits_to_keep == 0 else min(logits_to_keep, new)
         return Output(logits=self._logits(h, rows, new, keep), cache=cache)
 
@@ -248,7 +254,7 @@ class LeanForward:
         self.native = None
 
     @staticmethod
-    def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache):
+    def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache, future=None):
         heads, kv, dim = layer.heads, layer.kv_heads, layer.head_dim
         x = F.rms_norm(h, h.shape[-1:], layer.norm1, layer.eps1).to(layer.qkv.dtype)
         qkv = layer.qkv(x).to(h.dtype).view(rows, new, heads + 2 * kv, dim)
@@ -257,8 +263,11 @@ class LeanForward:
         q = qk[:, :, :heads].transpose(1, 2)
         keys, values = cache.update(qk[:, :, heads:].transpose(1, 2),
                                     qkv[:, :, heads + kv:].transpose(1, 2), index)
-        a = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=layer.scaling,
-                                           enable_gqa=kv != heads)
+        if future is not None and layer.qkv.quant:
+            a = attention.attend(q, keys, values, layer.scaling, future)
+        else:
+            a = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=layer.scaling,
+                                               enable_gqa=kv != heads)
         a = a.transpose(1, 2).reshape(rows * new, heads * dim)
         h = h + layer.o(a.to(layer.o.dtype))
         x = F.rms_norm(h, h.shape[-1:], layer.norm2, layer.eps2).to(layer.gate_up.dtype)

@@ -199,7 +199,7 @@ def lean_forward(model, settings: Settings, device: torch.device,
     if why is not None:
         log.info("transformers' forward serves every request: %s", why)
         return None
-    return LeanForward(model, packed=packed > 0)
+    return LeanForward(model, packed=packed > 0, bf16_attention=settings.bf16_attention)
 
 
 def native_decode(lean: LeanForward, settings: Settings) -> None:

@@ -1,0 +1,55 @@
+"""Attention over a long history in bfloat16, for the lean forward's int8/int4 layers.
+
+The next turn of a conversation prefills a few dozen new positions that attend to every
+cached one: at turn 20 of the benchmark, 60 queries over 2,300 keys in each of 30 layers.
+torch's float32 SDPA runs that at about this CPU's float32 peak (2.3-2.5 ms a layer here,
+~70 ms a turn), so a turn's first token grew with the history by that much.
+
+Under int8/int4 the projections already take and give bfloat16, so the values are bfloat16
+numbers and the attention's output enters the output projection as bfloat16. This module does
+the two products of that attention in bfloat16 (oneDNN accumulates in float32) with the
+softmax computed in float32: 1.6 against 2.5 ms a layer over 2,300 keys, 0.44 against 0.66
+over 256 (docs/benchmarks.md). What it adds to int8/int4's rounding is the queries' and keys'
+rounding to bfloat16 and the scores' and probabilities' (bench/quality.py's "perplexity in
+turns" measures it). float32 layers never come here: their outputs stay exact.
+
+The grouped-query heads that share a key/value head are folded into one product, and the
+causal mask touches only the square of new positions (the history is visible to all).
+"""
+
+from __future__ import annotations
+
+import torch
+
+# Cached positions from which the bfloat16 products are faster than float32 SDPA here (the
+# crossover measured about 128); below it, and for a single new position, SDPA runs.
+HISTORY_MIN = 256
+# Score elements (heads x new x all positions) up to which the scores are held at once: 64 M
+# (128 MB of bfloat16). A larger prefill chunk over a long history runs SDPA, which tiles.
+MAX_SCORES = 1 << 26
+
+
+def applies(rows: int, new: int, past: int, heads: int) -> bool:
+    """Whether a forward of ``rows`` x ``new`` positions over ``past`` cached ones (causal
+    mask only, no padding) attends in bfloat16: one row's prefill over a long history."""
+    return rows == 1 and new > 1 and past >= HISTORY_MIN and heads * new * (past + new) <= MAX_SCORES
+
+
+def future_mask(new: int, device) -> torch.Tensor:
+    """[new, new] True where a new position would see a later one."""
+    return torch.ones(new, new, dtype=torch.bool, device=device).triu_(1)
+
+
+def attend(q: torch.Tensor, keys: torch.Tensor, values: torch.Tensor, scaling: float,
+           future: torch.Tensor) -> torch.Tensor:
+    """Causal attention of one row's ``new`` queries [1, heads, new, dim] (the last ``new``
+    positions) over keys and values [1, kv_heads, positions, dim]: [1, heads, new, dim] in
+    bfloat16. ``future``: ``future_mask(new)``."""
+    _, heads, new, dim = q.shape
+    kv, length = keys.shape[1], keys.shape[2]
+    group = heads // kv  # query heads h * group ... h * group + group - 1 share key/value head h
+    qb = (q * scaling).to(torch.bfloat16).reshape(kv, group * new, dim)
+    scores = torch.bmm(qb, keys[0].to(torch.bfloat16).transpose(1, 2))  # [kv, group * new, length]
+    scores.view(kv, group, new, length)[..., length - new:].masked_fill_(future, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)  # torch's CPU softmax sums bfloat16 input in float32
+    return torch.bmm(probs, values[0].to(torch.bfloat16)).view(1, heads, new, dim)
