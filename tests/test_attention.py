@@ -70,8 +70,10 @@ def test_when_it_applies():
     assert not attention.applies(rows=1, new=60, past=attention.HISTORY_MIN - 1, heads=9)
     assert not attention.applies(rows=2, new=60, past=2000, heads=9)  # batches: padding masks
     assert not attention.applies(rows=1, new=1, past=2000, heads=9)  # decode steps
+    assert attention.applies(rows=1, new=attention.MAX_NEW, past=2000, heads=9)
+    assert not attention.applies(rows=1, new=attention.MAX_NEW + 1, past=2000, heads=9)  # slower
     too_many = attention.MAX_SCORES // (9 * 2100) + 1  # scores held at once past the bound
-    assert not attention.applies(rows=1, new=too_many, past=2000, heads=9)
+    assert not attention.applies(rows=1, new=100, past=too_many * 2100 // 100, heads=9)
 
 
 def turn_logits(lean, ids: torch.Tensor, past: int, turn: int, use: bool) -> torch.Tensor:

@@ -24,15 +24,21 @@ import torch
 # Cached positions from which the bfloat16 products are faster than float32 SDPA here (the
 # crossover measured about 128); below it, and for a single new position, SDPA runs.
 HISTORY_MIN = 256
-# Score elements (heads x new x all positions) up to which the scores are held at once: 64 M
-# (128 MB of bfloat16). A larger prefill chunk over a long history runs SDPA, which tiles.
+# New positions up to which it pays: a whole int4 forward over 1,000 cached positions took 698
+# against 742 ms at 256 new, 1,430 against 1,568 at 512, and was slower from 1,024 on (10.3
+# against 8.6 s at 2,048 new over 1,500): a long pasted document runs SDPA, which tiles.
+MAX_NEW = 512
+# Score elements (heads x new x all positions) up to which the scores are held at once: 64 M.
+# The scores and the probabilities exist together (2 x 128 MB of bfloat16 at the bound), with
+# bfloat16 copies of the keys and values.
 MAX_SCORES = 1 << 26
 
 
 def applies(rows: int, new: int, past: int, heads: int) -> bool:
     """Whether a forward of ``rows`` x ``new`` positions over ``past`` cached ones (causal
     mask only, no padding) attends in bfloat16: one row's prefill over a long history."""
-    return rows == 1 and new > 1 and past >= HISTORY_MIN and heads * new * (past + new) <= MAX_SCORES
+    return (rows == 1 and 1 < new <= MAX_NEW and past >= HISTORY_MIN
+            and heads * new * (past + new) <= MAX_SCORES)
 
 
 def future_mask(new: int, device) -> torch.Tensor:
