@@ -116,12 +116,12 @@ def test_float32_and_the_setting_off_keep_sdpa(smol_dir, tokenizer, monkeypatch)
     model = AutoModelForCausalLM.from_pretrained(smol_dir).eval()
     settings = Settings.load(overrides={"adapters": {}})
     lean = lean_forward(model, settings, torch.device("cpu"))
-    assert lean.bf16_attention  # on by default, but float32 layers never take it
-    ids = tokenizer(LONG_TEXT.read_text(encoding="utf-8"), return_tensors="pt")["input_ids"][0]
-    turn_logits(lean, ids, 300, 16, use=True)
+    assert settings.bf16_attention and not lean.bf16_attention  # on by default, never for float32
     off = lean_of(smol_dir, "int4", bf16_attention=False)
     assert not off.bf16_attention
-    with torch.inference_mode():
-        cache = new_cache()
-        off(input_ids=ids[None, :300], position_ids=torch.arange(300)[None], cache=cache)
-        off(input_ids=ids[None, 300:316], position_ids=torch.arange(300, 316)[None], cache=cache)
+    ids = tokenizer(LONG_TEXT.read_text(encoding="utf-8"), return_tensors="pt")["input_ids"][0]
+    for forward in (lean, off):  # a turn over 300 cached positions: SDPA in both
+        with torch.inference_mode():
+            cache = new_cache()
+            forward(input_ids=ids[None, :300], position_ids=torch.arange(300)[None], cache=cache)
+            forward(input_ids=ids[None, 300:316], position_ids=torch.arange(300, 316)[None], cache=cache)

@@ -181,7 +181,6 @@ class LeanForward:
 
     def __init__(self, model: nn.Module, packed: bool = False, bf16_attention: bool = False):
         base = _base(model)
-        self.bf16_attention = bf16_attention  # int8/int4 layers over a long history (``attention``)
         self.embed = base.model.embed_tokens
         self.rotary = base.model.rotary_emb
         self.norm, self.eps = base.model.norm.weight, base.model.norm.variance_epsilon
@@ -190,6 +189,9 @@ class LeanForward:
             head = PackedLinear(head)
         self.head = _Proj([head])
         self.layers = [_Layer(layer) for layer in base.model.layers]
+        # int8/int4 layers (bfloat16 in and out) attend over a long history in bfloat16
+        # (``attention``); float32 layers never do, whatever was asked
+        self.bf16_attention = bf16_attention and self.layers[0].qkv.quant
         self.native = None  # a native.NativeDecode for one-row decode steps (``use_native``)
 
     def use_native(self, module) -> str | None:
@@ -263,7 +265,7 @@ class LeanForward:
         q = qk[:, :, :heads].transpose(1, 2)
         keys, values = cache.update(qk[:, :, heads:].transpose(1, 2),
                                     qkv[:, :, heads + kv:].transpose(1, 2), index)
-        if future is not None and layer.qkv.quant:
+        if future is not None:
             a = attention.attend(q, keys, values, layer.scaling, future)
         else:
             a = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=layer.scaling,
