@@ -194,7 +194,9 @@ class Generation:
                  summary: bool = False):
         self.prompt = prompt
         self.summary = summary  # a compaction's generation: counted apart from replies
-        self.handle: Handle = engine().submit(prompt.ids, params, adapter, tenant())
+        # a summary's prompt is never sent again: its KV would only push the conversation's out
+        self.handle: Handle = engine().submit(prompt.ids, params, adapter, tenant(),
+                                              keep_kv=not summary)
         self.text = ""
         self.finish_reason: str | None = None
         self.usage = Usage(prompt_tokens=len(prompt.ids))

@@ -125,11 +125,11 @@ def test_admission_fault_fails_only_its_request(engine, prompts, monkeypatch):
 def test_lookup_fault_fails_only_its_request(engine, prompts, monkeypatch):
     cache, real, times = engine.scheduler.prefix, engine.scheduler.prefix.lookup, []
 
-    def lookup(owner, ids):
+    def lookup(owner, ids, **kwargs):
         if is_victim(engine, ids):
             times.append(time.monotonic())
             raise RuntimeError("lookup failed (injected)")
-        return real(owner, ids)
+        return real(owner, ids, **kwargs)
 
     monkeypatch.setattr(cache, "lookup", lookup)
     _runs, victim = run_with_victim(engine, prompts, times)
@@ -334,6 +334,46 @@ def test_beam_search_runs_inside_the_batch_and_never_stalls_a_stream(engine, mon
     beams = Run(engine, beam_ids, beam)
     assert beams.result().text == expected_beam and stream.result().text == expected_stream
     assert (5, 1) in shapes  # one decode step fed the stream's row and the four beams together
+
+
+def cached_length(engine, ids) -> int:
+    """How much of ``ids`` the prefix cache holds now (looked up without taking an entry)."""
+    return engine.scheduler.prefix.lookup((None, None), ids, take=False)[0]
+
+
+def test_a_beam_search_keeps_its_prompts_kv_for_the_next_turn(engine):
+    """A beam request that takes its conversation's entry stores its prompt back (copied
+    before the beams share it out), and its answer is the one it gives from nothing."""
+    beam = SamplingParams(max_new_tokens=12, num_beams=3)
+    first = ids_of(engine, "Explain the law of contracts.")
+    reply = engine.loaded.tokenizer(solo(engine, first, GREEDY), add_special_tokens=False)["input_ids"]
+    turn = first + reply + ids_of(engine, "And torts?")
+    expected = solo(engine, turn, beam)
+    engine.scheduler.prefix.clear()
+    Run(engine, first, GREEDY).result()
+    assert cached_length(engine, turn) > len(turn) // 2  # the beam request will take it over
+    assert Run(engine, turn, beam).result().text == expected
+    assert cached_length(engine, turn + [7]) == len(turn)
+    assert engine.scheduler._inflight == 0
+
+
+def test_a_request_that_keeps_no_kv_neither_stores_nor_takes_an_entry(engine):
+    """A compaction's summary prompt (``keep_kv=False``) reads the cache but leaves it as it
+    was: the conversation's entry stays, and nothing of its own is stored."""
+    conversation = ids_of(engine, "Tell me about harbours.")
+    engine.scheduler.prefix.clear()
+    Run(engine, conversation, GREEDY).result()
+    held = cached_length(engine, conversation + [7])
+    assert held == len(conversation)
+    one_off = conversation + ids_of(engine, "Summarise the conversation.")
+    expected = solo(engine, one_off)
+    engine.scheduler.prefix.clear()
+    Run(engine, conversation, GREEDY).result()
+    handle = engine.submit(one_off, GREEDY, None, keep_kv=False)
+    assert "".join(chunk.text for chunk in handle) == expected
+    assert len(engine.scheduler.prefix) == 1
+    assert cached_length(engine, conversation + [7]) == held
+    assert cached_length(engine, one_off + [7]) == held  # its own KV was not kept
 
 
 def test_beam_search_ends_when_its_client_leaves_and_frees_its_place(engine):

@@ -123,6 +123,17 @@ def test_compaction_returns_a_signed_summary_that_the_next_turn_places_as_system
     assert body["error"]["code"] == "invalid_summary"
 
 
+def test_a_compactions_summary_prompt_leaves_the_prefix_cache_to_the_conversation(mem_live):
+    """The summary's prompt is never sent again: its KV is not kept, so it cannot push the
+    conversation's own entry (which the next turn starts from) out of the cache."""
+    prefix = mem_live.app.extensions["engine"].scheduler.prefix
+    prefix.clear()
+    messages = long_chat(12) + [user("What did I ask first?")]
+    body = call(mem_live, "/api/chat", {"messages": messages, "max_turns": 50})
+    assert body["compaction"]["status"] == "ok", body["compaction"]
+    assert len(prefix) == 1  # the reply's conversation, not the summary's prompt as well
+
+
 def test_compaction_can_be_turned_off_and_is_not_run_when_not_needed(mem_live):
     messages = long_chat(12) + [user("hi")]
     body = call(mem_live, "/api/chat", {"messages": messages, "compact": False, "max_turns": 50})

@@ -160,13 +160,14 @@ class Engine:
             return text if len(ids) <= limit else self.loaded.tokenizer.decode(ids[:limit])
 
     def submit(self, prompt_ids: list[int], params, adapter: str | None,
-               tenant: str | None = None) -> Handle:
+               tenant: str | None = None, keep_kv: bool = True) -> Handle:
         """Queue a generation; the caller has checked readiness and the adapter. ``tenant``
-        (an API key's id) scopes the prefix cache entries it may use."""
+        (an API key's id) scopes the prefix cache entries it may use; ``keep_kv=False``: its
+        KV is not kept for a later prompt (a one-off prompt, such as a summary's)."""
         key = None
         if adapter is not None:
             found = self.registry.get(adapter)
             if found is None:  # unloaded since the route checked it
                 raise UnknownAdapter(f"The adapter {adapter!r} was just unloaded.", param="adapter")
             key = found.key
-        return self.scheduler.submit(GenRequest(prompt_ids, params, key, tenant))
+        return self.scheduler.submit(GenRequest(prompt_ids, params, key, tenant, keep_kv))

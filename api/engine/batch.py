@@ -76,15 +76,16 @@ def truncate(cache: Cache, length: int) -> None:
         layer.cut(length)
 
 
-def row_kv(cache: Cache, row: int, length: int) -> RowKV:
+def row_kv(cache: Cache, row: int, length: int, copy: bool = False) -> RowKV:
     """One row's real (rightmost ``length``) positions, detached from the batch.
 
     A row that is the whole cache (a batch of one, unpadded) hands its buffers over as they
-    are: the batch is about to be dropped, and copying a long conversation's KV would delay
-    the next request. Otherwise the row is copied out, with room for its next turn.
+    are, unless ``copy`` (the cache is still used): the batch is about to be dropped, and
+    copying a long conversation's KV would delay the next request. Otherwise the row is copied
+    out, with room for its next turn.
     """
     layers = cache.layers
-    if layers[0].keys.shape[0] == 1 and cache_length(cache) == length and all(
+    if not copy and layers[0].keys.shape[0] == 1 and cache_length(cache) == length and all(
             layer.owns_buffer() for layer in layers):
         buffers = [layer.give_up() for layer in layers]
         return RowKV([k for k, _ in buffers], [v for _, v in buffers], length)

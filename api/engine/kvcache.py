@@ -53,11 +53,12 @@ class PrefixCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def lookup(self, owner: Owner, ids: list[int]) -> tuple[int, RowKV | None, bool]:
+    def lookup(self, owner: Owner, ids: list[int], take: bool = True) -> tuple[int, RowKV | None, bool]:
         """Return (reusable prefix length, the entry's KV, whether it is handed over).
 
         The length leaves at least one id to run. A KV that is not handed over may only be
-        read, and only its first ``length`` positions.
+        read, and only its first ``length`` positions. ``take=False`` never hands an entry
+        over (a request that will not store its KV back must not take one away).
         """
         if self.max_bytes == 0 or len(ids) < 2:
             return 0, None, False
@@ -76,7 +77,7 @@ class PrefixCache:
             # At least the last prompt token must run through the model to give its logits.
             best = min(best, len(ids) - 1)
             kv = self._entries[best_key][2]
-            handed_over = 2 * best >= kv.length  # what the request overwrites is the lesser part
+            handed_over = take and 2 * best >= kv.length  # it overwrites the lesser part
             if handed_over:
                 del self._entries[best_key]
                 self.bytes -= kv.nbytes

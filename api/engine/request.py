@@ -31,6 +31,10 @@ class GenRequest:
     params: SamplingParams
     adapter: str | None = None
     tenant: str | None = None  # whose prefix cache entries it may use (an API key's id)
+    # Whether its KV is kept in the prefix cache once it ends. A compaction's summary prompt is
+    # never sent again (the next one has another system prompt), so keeping it would only
+    # evict the conversation's own entry, which its next turn needs.
+    keep_kv: bool = True
 
 
 class Handle:
@@ -117,6 +121,11 @@ class Sequence:
     @property
     def cache_owner(self) -> tuple[str | None, str | None]:
         return self.handle.request.tenant, self.handle.request.adapter
+
+    @property
+    def keeps_kv(self) -> bool:
+        """Whether its KV goes to the prefix cache when it ends (``GenRequest.keep_kv``)."""
+        return self.handle.request.keep_kv
 
     @property
     def rows(self) -> int:

@@ -222,7 +222,8 @@ class Scheduler(Stages):
     def _wait(self, seq: Sequence) -> None:
         """Queue a sequence for prefill, from the longest prefix of its history in the cache."""
         try:
-            seq.reuse, seq.kv, seq.handed_over = self.prefix.lookup(seq.cache_owner, seq.history)
+            seq.reuse, seq.kv, seq.handed_over = self.prefix.lookup(seq.cache_owner, seq.history,
+                                                                    take=seq.keeps_kv)
         except Exception as exc:
             log.exception("prefix cache lookup failed for one request")
             self.output.fail(seq, exc)

@@ -112,6 +112,9 @@ class Stages:
         rows, joining = [], []
         for i, seq in enumerate(seqs):
             if seq.beams:
+                # its prompt's KV, copied before the beams share it out: the prompt may have
+                # taken its conversation's entry, and the next turn starts from this prompt
+                self._store_row(seq, cache, i, copy=True)
                 if self._beam_step(seq, logits[i:i + 1]) is None:
                     continue
                 rows += [i] * seq.rows  # every beam starts from the prompt's row
@@ -239,13 +242,16 @@ class Stages:
     def _store(self, seq: Sequence) -> None:
         self._store_row(seq, None, None)
 
-    def _store_row(self, seq: Sequence, cache, row: int | None) -> None:
-        """Keep a finished single-row sequence's KV; a failure only loses the cache entry."""
+    def _store_row(self, seq: Sequence, cache, row: int | None, copy: bool = False) -> None:
+        """Keep a finished single-row sequence's KV (``copy``: a copy of row ``row`` of a cache
+        still in use); a failure only loses the cache entry."""
+        if not seq.keeps_kv:
+            return
         try:
             if cache is None:
                 kv = self.runner.row_kv(seq)
             else:
-                kv = kvbatch.row_kv(cache, row, seq.fed)
+                kv = kvbatch.row_kv(cache, row, seq.fed, copy=copy)
             self.prefix.store(seq.cache_owner, seq.history[:seq.fed], kv)
         except Exception:
             log.exception("storing a finished request's KV failed; the cache entry is lost")
