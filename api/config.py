@@ -43,6 +43,10 @@ class Settings:
     # Under int8/int4, a prefill over a long history (a conversation's next turn) attends in
     # bfloat16 (api/engine/attention.py); off: float32 SDPA, as float32 models always do.
     bf16_attention: bool = True
+    # Under int8/int4 with the lean forward, products of 8 or more rows (prefills, batches of 8
+    # or more) use the layers' dequantized weights in bfloat16 (api/engine/quantize.py), kept
+    # in cache_dir; off: torch's int4/int8 kernels for every product (and no bfloat16 copy).
+    bf16_prefill: bool = True
     context_window: int | None = None  # None: the model's max_position_embeddings
     default_max_new_tokens: int = 256
     max_new_tokens_limit: int = 1024

@@ -42,6 +42,8 @@ OPTIONS = {"float32, transformers' forward": {"lean_forward": False},
            "int4, transformers' forward": {"quantize": "int4", "lean_forward": False},
            "int4, Python decode step": {"quantize": "int4", "native_decode": False},
            "int4, float32 attention over history": {"quantize": "int4", "bf16_attention": False},
+           "int8, kernels for every product": {"quantize": "int8", "bf16_prefill": False},
+           "int4, kernels for every product": {"quantize": "int4", "bf16_prefill": False},
            "int4": {"quantize": "int4"}}
 
 
@@ -119,13 +121,17 @@ def agreement(reference: list[list[int]], other: list[list[int]]) -> tuple[float
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--options", default="", help="rows to run, separated by ; (default: "
+                        "all); the reference, the first row, always runs")
     args = parser.parse_args()
+    chosen = [o for o in OPTIONS if not args.options or o == next(iter(OPTIONS))
+              or o in args.options.split(";")]
     text, long_text = HELDOUT.read_text(encoding="utf-8"), HELDOUT_LONG.read_text(encoding="utf-8")
     ref = None
     print(f"{len(PROMPTS)} prompts x {args.tokens} greedy tokens; held-out text: {HELDOUT.name}")
     print("option | same token at same position | tokens before first difference (median) | "
           "perplexity | perplexity in turns | decode tok/s in-process")
-    for option in OPTIONS:
+    for option in chosen:
         loaded = load(option)
         t = time.perf_counter()
         outs = greedy(loaded, PROMPTS, args.tokens)

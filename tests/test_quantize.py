@@ -13,7 +13,7 @@ from torch import nn
 
 from api import create_app
 from api.config import ConfigError, Settings
-from api.engine.quantize import GROUP, QuantLinear, quantize
+from api.engine.quantize import DENSE_ROWS, GROUP, QuantLinear, dequantized, quantize
 from tests.conftest import CACHE_DIR, tiny_config, wait_ready
 from tests.helpers import assistant, user
 
@@ -40,6 +40,27 @@ def test_quantized_layer_matches_the_float_layer(mode, tolerance):
     got = QuantLinear(layer, mode)(x)
     assert got.shape == want.shape and got.dtype == torch.float32
     assert ((got - want).norm() / want.norm()).item() < tolerance
+
+
+@pytest.mark.parametrize("mode", ["int4", "int8"])
+def test_bf16_weights_are_the_kernels_weights_and_serve_many_rows(mode):
+    """``dequantized`` gives what the kernel multiplies by (its product with the identity, bit
+    for bit); products of DENSE_ROWS rows or more run them, fewer rows the kernel."""
+    torch.manual_seed(1)
+    linear = nn.Linear(128, 192, bias=False)
+    layer = QuantLinear(linear, mode)
+    kernel = layer.matmul(torch.eye(128, dtype=torch.bfloat16)).t()
+    assert torch.equal(kernel, dequantized(linear, mode))
+    few, many = (torch.randn(n, 128).bfloat16() for n in (DENSE_ROWS - 1, DENSE_ROWS))
+    by_kernel = layer.matmul(few), layer.matmul(many)
+    layer.bf16 = dequantized(linear, mode)
+    layer.pack_dense()
+    assert layer.bf16 is None and layer.dense is not None
+    assert torch.equal(layer.matmul(few), by_kernel[0])  # one row to 7: still the kernel
+    dense = layer.matmul(many)
+    assert not torch.equal(dense, by_kernel[1])  # another kernel: the bfloat16 product...
+    assert torch.allclose(dense.float(), (many.float() @ kernel.float().t()), rtol=2e-2, atol=2e-2)
+    assert ((dense.float() - by_kernel[1].float()).norm() / by_kernel[1].float().norm()) < 1e-2
 
 
 def test_quantize_replaces_every_linear_layer_but_lora_matrices(tiny_dir, lora_dir):
@@ -69,7 +90,12 @@ def test_settings_refuse_what_quantization_cannot_do(extra, why):
 
 @pytest.fixture(scope="module")
 def int4_app(tiny_dir, lora_dir, tmp_path_factory):
-    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, quantize="int4"))
+    """int4 with torch's kernels for every product: a cached prefix then gives the very answer
+    a cold prompt gives. With bfloat16 prefill weights (the default) the prompt's positions
+    and the decoded ones run different kernels, so they agree within bfloat16 rounding (the
+    native decode step does the same): tests/test_lean_forward.py measures that."""
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, quantize="int4",
+                                 bf16_prefill=False))
     wait_ready(app)
     return app
 
@@ -190,6 +216,69 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
     assert quantize(fifth, "int4", store=store) == n - 1
     assert same(fifth) and "could not keep" in caplog.text and not path.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_bf16_weights_are_kept_for_the_next_start_beside_the_quantized_ones(tiny_dir, tmp_path):
+    """Every layer but the output layer gets its bfloat16 weights; the next start reads them
+    without the float weights; an entry that does not fit is computed again; the two stores
+    never remove each other."""
+    from safetensors.torch import load_file, save_file
+    from transformers import AutoModelForCausalLM
+
+    from api.engine.store import Store
+
+    store, dense_store = Store.of(tiny_dir, "int4", tmp_path), Store.of(tiny_dir, "dense-int4", tmp_path)
+
+    def start(poisoned=False, dense=True):
+        model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
+        if poisoned:
+            with torch.no_grad():
+                for p in model.parameters():
+                    if p.dim() == 2 and p is not model.get_input_embeddings().weight:
+                        p.fill_(float("nan"))
+        quantize(model, "int4", store, dense=dense, dense_store=dense_store)
+        return {name: m.bf16 for name, m in model.named_modules()
+                if isinstance(m, QuantLinear) and m.bf16 is not None}
+
+    first = start()
+    assert len(first) == 7 * 2 and "lm_head" not in first  # 7 projections in each of 2 layers
+    assert store.path.is_file() and dense_store.path.is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([store.path.name, dense_store.path.name])
+    second = start(poisoned=True)
+    assert second.keys() == first.keys() and all(torch.equal(second[k], first[k]) for k in first)
+    stored = load_file(dense_store.path)
+    key = next(k for k in stored if k.endswith("q_proj.bf16"))
+    stored[key] = stored[key][:1]  # an entry that no longer fits
+    save_file(stored, dense_store.path, metadata={"mnemo_store": dense_store.tag,
+                                                  "source": dense_store.source})
+    third = start()
+    assert all(torch.equal(third[k], first[k]) for k in first)
+    assert load_file(dense_store.path)[key].shape == first[key.removesuffix(".bf16")].shape
+    assert start(dense=False) == {}
+
+
+def test_the_loader_packs_bf16_weights_only_where_the_lean_forward_runs(tiny_dir, tmp_path):
+    from api.engine.loader import load
+
+    def loaded(**extra):
+        return load(Settings.load(environ={}, overrides={
+            "model": str(tiny_dir), "quantize": "int4", "adapters": {}, "cache_dir": str(tmp_path),
+            "native_decode": False, **extra}))
+
+    def projections(lean):
+        return [p for layer in lean.layers
+                for proj in (layer.qkv, layer.o, layer.gate_up, layer.down) for p in proj.parts]
+
+    on = loaded()
+    assert all(p.dense is not None for p in projections(on.lean))
+    # no plain copy is left behind (the joined layers' parts, the output layer hold none)
+    assert not any(m.bf16 is not None for m in on.model.modules() if isinstance(m, QuantLinear))
+    off = loaded(bf16_prefill=False)
+    assert not any(p.dense is not None for p in projections(off.lean))
+    transformers_forward = loaded(lean_forward=False)
+    assert transformers_forward.lean is None and not any(
+        m.bf16 is not None or m.dense is not None
+        for m in transformers_forward.model.modules() if isinstance(m, QuantLinear))
 
 
 def test_a_store_is_named_after_the_files_the_mode_and_the_machine(tmp_path, monkeypatch):

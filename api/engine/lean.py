@@ -125,6 +125,9 @@ class _Proj:
                 self.parts = [_joined(layers)]
             except ValueError:  # int4 sizes that do not join (not multiples of 64)
                 pass
+        if self.quant:  # the bfloat16 weights of what this forward calls, for many rows
+            for m in self.parts:
+                m.pack_dense()
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         if len(self.parts) == 1:

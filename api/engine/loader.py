@@ -23,7 +23,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 from ..config import ConfigError, Settings
 from . import native, packing
 from .lean import LeanForward, joins, unsupported
-from .quantize import quantize
+from .quantize import QuantLinear, quantize
 from .store import Store, file_tag, staging
 
 log = logging.getLogger("mnemo.loader")
@@ -167,8 +167,11 @@ def load(settings: Settings) -> Loaded:
         if device.type != "cpu":  # device "auto" found a GPU
             raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
                               "use MNEMO_DTYPE=bfloat16 instead")
+        dense = settings.bf16_prefill and settings.lean_forward  # the lean forward packs them
         replaced = quantize(model, settings.quantize,
-                            Store.of(Path(source), settings.quantize, Path(settings.cache_dir)))
+                            Store.of(Path(source), settings.quantize, Path(settings.cache_dir)),
+                            dense=dense, dense_store=Store.of(Path(source), f"dense-{settings.quantize}",
+                                                              Path(settings.cache_dir)))
     else:
         replaced = 0
     lean = lean_forward(model, settings, device, replaced)
@@ -196,10 +199,15 @@ def lean_forward(model, settings: Settings, device: torch.device,
         packed = packing.pack(model, joins=joins(model))
     if replaced + packed:
         own_memory(model)
-    if why is not None:
+    lean = None
+    if why is None:
+        lean = LeanForward(model, packed=packed > 0, bf16_attention=settings.bf16_attention)
+    else:
         log.info("transformers' forward serves every request: %s", why)
-        return None
-    return LeanForward(model, packed=packed > 0, bf16_attention=settings.bf16_attention)
+    for module in model.modules():  # bfloat16 weights no forward of the lean one packed
+        if isinstance(module, QuantLinear):
+            module.bf16 = None
+    return lean
 
 
 def native_decode(lean: LeanForward, settings: Settings) -> None:

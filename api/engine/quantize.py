@@ -31,38 +31,75 @@ log = logging.getLogger("mnemo.engine")
 
 GROUP = 32  # int4: input columns per scale/offset, as in llama.cpp's Q4_0/Q4_1
 MODES = ("none", "int8", "int4")
+# Rows of activations from which a layer's bfloat16 weights (``QuantLinear.dense``) multiply
+# faster than torch's int4/int8 kernels: 1.4-2 x at 8 rows, 2.2-2.7 x at 57; slower at 1.
+DENSE_ROWS = 8
+
+
+def _grid(w: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Quantize float32 weights [out, in]: (integers, bfloat16 scales, bfloat16 zeros or None).
+    int8: q in [-127, 127], one scale per row, w ~ q * scale. int4: q in [0, 15] per group of
+    GROUP inputs with its scale and zero, w ~ (q - 8) * scale + zero (as the kernel computes)."""
+    out = w.shape[0]
+    if mode == "int8":
+        scale = (w.abs().amax(dim=1) / 127).clamp(min=1e-12)
+        return torch.round(w / scale[:, None]).clamp(-127, 127), scale.to(torch.bfloat16), None
+    if mode != "int4":
+        raise ValueError(f"unknown quantization {mode!r}")
+    if w.shape[1] % GROUP:
+        raise ValueError(f"int4 needs input sizes divisible by {GROUP}; a layer has {w.shape[1]}")
+    groups = w.view(out, -1, GROUP)
+    low, high = groups.amin(-1), groups.amax(-1)
+    scale = ((high - low) / 15).clamp(min=1e-12)
+    q = torch.round((groups - low[..., None]) / scale[..., None]).clamp(0, 15).view(out, -1)
+    # the zero is the group's value at q = 8
+    return q, scale.to(torch.bfloat16), (low + 8 * scale).to(torch.bfloat16)
+
+
+def dequantized(linear: nn.Linear, mode: str) -> torch.Tensor:
+    """The weights a ``QuantLinear(linear, mode)`` multiplies by, as bfloat16 [out, in]: its
+    integers times its scales (plus its zeros) in float32, rounded once (``QuantLinear.bf16``)."""
+    q, scale, zero = _grid(linear.weight.detach().float(), mode)
+    if zero is None:
+        return (q * scale.float()[:, None]).to(torch.bfloat16)
+    groups = (q.view(q.shape[0], -1, GROUP) - 8) * scale.float()[..., None] + zero.float()[..., None]
+    return groups.view(q.shape).to(torch.bfloat16)
 
 
 class QuantLinear(nn.Module):
-    """``y = x @ W.T + b`` with W stored as int8 (per channel) or packed int4 (per group)."""
+    """``y = x @ W.T + b`` with W stored as int8 (per channel) or packed int4 (per group).
+
+    A layer may also hold its dequantized weights in bfloat16 (``bf16``, then packed for
+    oneDNN as ``dense`` by ``pack_dense``): torch's int4/int8 kernels unpack the weights for
+    every row of activations, so a product of many rows (a prefill, a batch of 8 or more)
+    runs 1.4-2.7 x faster as a bfloat16 product, while one row (a lone decode step) reads the
+    small integers faster (docs/benchmarks.md#decode-speed)."""
 
     def __init__(self, linear: nn.Linear, mode: str):
         super().__init__()
         self.in_features, self.out_features, self.mode = linear.in_features, linear.out_features, mode
         self.out_dtype = linear.weight.dtype
-        w = linear.weight.detach().float()
+        q, scale, zero = _grid(linear.weight.detach().float(), mode)
         if mode == "int8":
-            scale = (w.abs().amax(dim=1) / 127).clamp(min=1e-12)
-            self.register_buffer("qweight", torch.round(w / scale[:, None]).clamp(-127, 127)
-                                 .to(torch.int8).contiguous())
-            self.register_buffer("scales", scale.to(torch.bfloat16))
-        elif mode == "int4":
-            if self.in_features % GROUP:
-                raise ValueError(f"int4 needs input sizes divisible by {GROUP}; a layer has "
-                                 f"{self.in_features}")
-            groups = w.view(self.out_features, -1, GROUP)
-            low, high = groups.amin(-1), groups.amax(-1)
-            scale = ((high - low) / 15).clamp(min=1e-12)
-            q = torch.round((groups - low[..., None]) / scale[..., None]).clamp(0, 15)
-            self.register_buffer("qweight", torch.ops.aten._convert_weight_to_int4pack_for_cpu(
-                q.view(self.out_features, -1).to(torch.int32), 1))
-            # The kernel computes (q - 8) * scale + zero: zero is the group's value at q = 8.
-            self.register_buffer("scales", torch.stack([scale.t(), (low + 8 * scale).t()], -1)
-                                 .to(torch.bfloat16).contiguous())
+            self.register_buffer("qweight", q.to(torch.int8).contiguous())
+            self.register_buffer("scales", scale)
         else:
-            raise ValueError(f"unknown quantization {mode!r}")
+            self.register_buffer("qweight", torch.ops.aten._convert_weight_to_int4pack_for_cpu(
+                q.to(torch.int32), 1))
+            self.register_buffer("scales", torch.stack([scale.t(), zero.t()], -1).contiguous())
         self.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().clone(),
                                                                     requires_grad=False)
+        self._no_dense()
+
+    def _no_dense(self) -> None:
+        self.bf16: torch.Tensor | None = None  # dequantized weights, plain, until packed
+        self.dense: torch.Tensor | None = None  # the same in oneDNN's layout (``pack_dense``)
+
+    def pack_dense(self) -> None:
+        """Reorder ``bf16`` for oneDNN into ``dense`` (products of DENSE_ROWS rows or more)."""
+        if self.bf16 is not None:
+            self.dense = torch.ops.mkldnn._reorder_linear_weight(self.bf16, 1)
+            self.bf16 = None
 
     @classmethod
     def stored(cls, linear: nn.Linear, mode: str, qweight: torch.Tensor,
@@ -87,6 +124,7 @@ class QuantLinear(nn.Module):
         layer.register_buffer("scales", scales.clone())
         layer.bias = None if linear.bias is None else nn.Parameter(linear.bias.detach().clone(),
                                                                      requires_grad=False)
+        layer._no_dense()
         return layer
 
     @classmethod
@@ -109,6 +147,11 @@ class QuantLinear(nn.Module):
         joined.register_buffer("scales", torch.cat([m.scales for m in layers],
                                                    dim=1 if first.mode == "int4" else 0))
         joined.bias = None
+        joined._no_dense()
+        if all(m.bf16 is not None for m in layers):  # parts keep none: only the joined one runs
+            joined.bf16 = torch.cat([m.bf16 for m in layers])
+            for m in layers:
+                m.bf16 = None
         if any(m.bias is not None for m in layers):
             joined.bias = nn.Parameter(torch.cat(
                 [m.bias.detach() if m.bias is not None else m.qweight.new_zeros(
@@ -121,6 +164,8 @@ class QuantLinear(nn.Module):
 
     def matmul(self, flat: torch.Tensor) -> torch.Tensor:
         """[rows, in] bfloat16 -> [rows, out] bfloat16, bias not included."""
+        if self.dense is not None and flat.shape[0] >= DENSE_ROWS:
+            return torch.ops.mkldnn._linear_pointwise(flat, self.dense, None, "none", [], "")
         if self.mode == "int8":
             return torch.ops.aten._weight_int8pack_mm(flat, self.qweight, self.scales)
         return torch.ops.aten._weight_int4pack_mm_for_cpu(flat, self.qweight, GROUP, self.scales)
@@ -134,9 +179,14 @@ class QuantLinear(nn.Module):
         return f"{self.in_features}, {self.out_features}, mode={self.mode}"
 
 
-def quantize(model: nn.Module, mode: str, store: Store | None = None) -> int:
+def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: bool = False,
+             dense_store: Store | None = None) -> int:
     """Replace the model's linear layers in place (inside LoRA layers, their base layer only);
     return how many.
+
+    ``dense``: every layer but the output layer (which a prefill runs for one row) also gets
+    its dequantized bfloat16 weights (``QuantLinear.bf16``), read from ``dense_store`` where
+    an earlier start kept them, else computed from the float weights and kept there.
 
     ``store``: where the quantized buffers of an earlier start with the same weights and mode
     are kept (``store.Store``). Layers found there are rebuilt without reading their float
@@ -148,7 +198,8 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None) -> int:
         return 0
     output = model.get_output_embeddings()
     stored = store.read() if store else {}
-    fresh = 0
+    kept_dense = dense_store.read() if dense and dense_store else {}
+    fresh = fresh_dense = 0
     targets = []
     for name, module in model.named_modules():
         for child_name, child in module.named_children():
@@ -169,6 +220,12 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None) -> int:
         if layer is None:
             layer = QuantLinear(child, layer_mode)
             fresh += key is not None
+        if dense and child is not output:
+            layer.bf16 = kept_dense.get(f"{key}.bf16") if key is not None else None
+            if layer.bf16 is None or layer.bf16.dtype != torch.bfloat16 or \
+                    layer.bf16.shape != (child.out_features, child.in_features):
+                layer.bf16 = dequantized(child, layer_mode)
+                fresh_dense += key is not None
         setattr(parent, child_name, layer)
     if store and fresh:
         tensors = {}
@@ -177,6 +234,10 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None) -> int:
                 layer = getattr(parent, child_name)
                 tensors[f"{key}.qweight"], tensors[f"{key}.scales"] = layer.qweight, layer.scales
         store.write(tensors)
+    if dense_store and fresh_dense:
+        dense_store.write({f"{key}.bf16": getattr(parent, name).bf16
+                           for parent, name, child, key in targets
+                           if key is not None and child is not output})
     return len(targets)
 
 
