@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -218,7 +219,8 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
     assert list(tmp_path.iterdir()) == []
 
 
-def test_bf16_weights_are_kept_for_the_next_start_beside_the_quantized_ones(tiny_dir, tmp_path):
+def test_bf16_weights_are_kept_for_the_next_start_beside_the_quantized_ones(tiny_dir, tmp_path,
+                                                                           caplog):
     """Every layer but the output layer gets its bfloat16 weights; the next start reads them
     without the float weights; an entry that does not fit is computed again; the two stores
     never remove each other."""
@@ -254,6 +256,14 @@ def test_bf16_weights_are_kept_for_the_next_start_beside_the_quantized_ones(tiny
     third = start()
     assert all(torch.equal(third[k], first[k]) for k in first)
     assert load_file(dense_store.path)[key].shape == first[key.removesuffix(".bf16")].shape
+    assert "not used" in caplog.text
+    stored = load_file(dense_store.path)
+    stored[key] = torch.full_like(stored[key], float("nan"))  # damaged, with a valid header
+    save_file(stored, dense_store.path, metadata={"mnemo_store": dense_store.tag,
+                                                  "source": dense_store.source})
+    fourth = start()
+    assert all(torch.equal(fourth[k], first[k]) for k in first) and "not all finite" in caplog.text
+    assert torch.isfinite(load_file(dense_store.path)[key]).all()  # rewritten
     assert start(dense=False) == {}
 
 
@@ -279,6 +289,58 @@ def test_the_loader_packs_bf16_weights_only_where_the_lean_forward_runs(tiny_dir
     assert transformers_forward.lean is None and not any(
         m.bf16 is not None or m.dense is not None
         for m in transformers_forward.model.modules() if isinstance(m, QuantLinear))
+
+
+def test_bf16_weights_are_made_only_where_the_lean_forward_runs_them(tiny_dir, tmp_path):
+    """Not for a model the lean forward cannot run (its forward would never use them), not
+    without the lean forward, not when the setting is off."""
+    from transformers import AutoModelForCausalLM, Qwen2Config, Qwen2ForCausalLM
+
+    from api.engine.loader import dense_weights
+
+    cpu = torch.device("cpu")
+
+    def settings(**extra):
+        return Settings.load(environ={}, overrides={"quantize": "int4", "adapters": {}, **extra})
+
+    llama = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
+    assert dense_weights(llama, settings(), cpu)
+    assert not dense_weights(llama, settings(bf16_prefill=False), cpu)
+    assert not dense_weights(llama, settings(lean_forward=False), cpu)
+    qwen = Qwen2ForCausalLM(Qwen2Config(vocab_size=128, hidden_size=64, intermediate_size=128,
+                                        num_hidden_layers=1, num_attention_heads=4,
+                                        num_key_value_heads=2)).eval()
+    assert not dense_weights(qwen, settings(), cpu)
+
+
+def test_a_cpu_without_bfloat16_products_serves_with_the_int_kernels(tiny_dir, tmp_path):
+    """oneDNN's bfloat16 path needs AVX-512 or AVX-NE-CONVERT; on a CPU limited to AVX2
+    (ONEDNN_MAX_CPU_ISA, in a fresh process) the start goes on without the bfloat16 weights."""
+    import json
+    import subprocess
+    import sys
+
+    script = f"""
+import json, logging, torch
+logging.basicConfig(level=logging.INFO)
+from api.config import Settings
+from api.engine.loader import load
+from api.engine.quantize import QuantLinear
+loaded = load(Settings.load(environ={{}}, overrides={{"model": {str(tiny_dir)!r}, "quantize": "int4",
+              "adapters": {{}}, "cache_dir": {str(tmp_path)!r}, "native_decode": False}}))
+from api.engine.kvbuffer import new_cache
+logits = loaded.lean(input_ids=torch.tensor([list(range(5, 25))]), position_ids=torch.arange(20)[None],
+                     cache=new_cache(), logits_to_keep=1).logits
+print(json.dumps({{"dense": sum(m.dense is not None for m in loaded.model.modules()
+                                if isinstance(m, QuantLinear)),
+                  "finite": bool(torch.isfinite(logits).all())}}))
+"""
+    env = {**os.environ, "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"dense": 0, "finite": True}
+    assert "no bfloat16 weights" in done.stderr
 
 
 def test_a_store_is_named_after_the_files_the_mode_and_the_machine(tmp_path, monkeypatch):

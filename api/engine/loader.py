@@ -23,7 +23,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 from ..config import ConfigError, Settings
 from . import native, packing
 from .lean import LeanForward, joins, unsupported
-from .quantize import QuantLinear, quantize
+from .quantize import QuantLinear, dense_unsupported, quantize
 from .store import Store, file_tag, staging
 
 log = logging.getLogger("mnemo.loader")
@@ -167,7 +167,7 @@ def load(settings: Settings) -> Loaded:
         if device.type != "cpu":  # device "auto" found a GPU
             raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
                               "use MNEMO_DTYPE=bfloat16 instead")
-        dense = settings.bf16_prefill and settings.lean_forward  # the lean forward packs them
+        dense = dense_weights(model, settings, device)
         replaced = quantize(model, settings.quantize,
                             Store.of(Path(source), settings.quantize, Path(settings.cache_dir)),
                             dense=dense, dense_store=Store.of(Path(source), f"dense-{settings.quantize}",
@@ -186,6 +186,18 @@ def load(settings: Settings) -> Loaded:
     return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
                   context_window=int(window), adapters=tuple(settings.adapters),
                   eos_ids=frozenset(eos_ids), lean=lean)
+
+
+def dense_weights(model, settings: Settings, device: torch.device) -> bool:
+    """Whether int8/int4 layers get bfloat16 weights for products of many rows: only where
+    the lean forward will run and pack them, and the CPU can multiply in bfloat16."""
+    if not settings.bf16_prefill:
+        return False
+    why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
+    why = why or dense_unsupported()
+    if why is not None:
+        log.info("every product runs torch's int kernels (no bfloat16 weights): %s", why)
+    return why is None
 
 
 def lean_forward(model, settings: Settings, device: torch.device,

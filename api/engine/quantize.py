@@ -56,6 +56,23 @@ def _grid(w: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor, torch
     return q, scale.to(torch.bfloat16), (low + 8 * scale).to(torch.bfloat16)
 
 
+_dense_why: list[str | None] = []  # dense_unsupported's answer, once measured
+
+
+def dense_unsupported() -> str | None:
+    """Why this CPU cannot run bfloat16 products through oneDNN (None: it can). oneDNN's
+    bfloat16 path needs AVX-512 (BW, VL, DQ) or AVX-NE-CONVERT; elsewhere the packing raises."""
+    if not _dense_why:
+        try:
+            w = torch.ops.mkldnn._reorder_linear_weight(torch.ones(16, 16, dtype=torch.bfloat16), 1)
+            torch.ops.mkldnn._linear_pointwise(torch.ones(DENSE_ROWS, 16, dtype=torch.bfloat16),
+                                               w, None, "none", [], "")
+            _dense_why.append(None)
+        except RuntimeError as exc:
+            _dense_why.append(str(exc).splitlines()[0])
+    return _dense_why[0]
+
+
 def dequantized(linear: nn.Linear, mode: str) -> torch.Tensor:
     """The weights a ``QuantLinear(linear, mode)`` multiplies by, as bfloat16 [out, in]: its
     integers times its scales (plus its zeros) in float32, rounded once (``QuantLinear.bf16``)."""
@@ -221,9 +238,8 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: 
             layer = QuantLinear(child, layer_mode)
             fresh += key is not None
         if dense and child is not output:
-            layer.bf16 = kept_dense.get(f"{key}.bf16") if key is not None else None
-            if layer.bf16 is None or layer.bf16.dtype != torch.bfloat16 or \
-                    layer.bf16.shape != (child.out_features, child.in_features):
+            layer.bf16 = _kept(kept_dense, key, child, dense_store)
+            if layer.bf16 is None:
                 layer.bf16 = dequantized(child, layer_mode)
                 fresh_dense += key is not None
         setattr(parent, child_name, layer)
@@ -239,6 +255,23 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: 
                            for parent, name, child, key in targets
                            if key is not None and child is not output})
     return len(targets)
+
+
+def _kept(kept: dict[str, torch.Tensor], key: str | None, child: nn.Linear,
+          store: Store | None) -> torch.Tensor | None:
+    """A layer's stored bfloat16 weights if they fit it and are all finite (a damaged store
+    with a valid header would otherwise serve empty replies), else None (logged)."""
+    w = kept.get(f"{key}.bf16") if key is not None else None
+    if w is None:
+        return None
+    if w.dtype != torch.bfloat16 or tuple(w.shape) != (child.out_features, child.in_features):
+        log.warning("bfloat16 weights of %s in %s not used: %s %s for a %d x %d layer", key,
+                    store.path, w.dtype, tuple(w.shape), child.out_features, child.in_features)
+        return None
+    if not bool(torch.isfinite(w).all()):
+        log.warning("bfloat16 weights of %s in %s not used: not all finite", key, store.path)
+        return None
+    return w
 
 
 def _key(name: str) -> str:

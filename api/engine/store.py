@@ -117,7 +117,7 @@ class Store:
                           metadata={"mnemo_store": self.tag, "source": self.source})
                 os.replace(tmp / self.path.name, self.path)
         except Exception as exc:  # safetensors raises its own error type for a full disk
-            log.warning("could not keep the quantized weights in %s: %s", self.path, exc)
+            log.warning("could not keep the weights in %s: %s", self.path, exc)
             return
         for other in self.path.parent.glob(f"quantized-{self.mode}-*.safetensors"):
             if other != self.path and self._same_source(other):
