@@ -20,6 +20,7 @@ because peft wraps only float ``nn.Linear`` layers.
 
 from __future__ import annotations
 
+import functools
 import logging
 
 import torch
@@ -56,21 +57,17 @@ def _grid(w: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor, torch
     return q, scale.to(torch.bfloat16), (low + 8 * scale).to(torch.bfloat16)
 
 
-_dense_why: list[str | None] = []  # dense_unsupported's answer, once measured
-
-
+@functools.cache
 def dense_unsupported() -> str | None:
-    """Why this CPU cannot run bfloat16 products through oneDNN (None: it can). oneDNN's
-    bfloat16 path needs AVX-512 (BW, VL, DQ) or AVX-NE-CONVERT; elsewhere the packing raises."""
-    if not _dense_why:
-        try:
-            w = torch.ops.mkldnn._reorder_linear_weight(torch.ones(16, 16, dtype=torch.bfloat16), 1)
-            torch.ops.mkldnn._linear_pointwise(torch.ones(DENSE_ROWS, 16, dtype=torch.bfloat16),
-                                               w, None, "none", [], "")
-            _dense_why.append(None)
-        except RuntimeError as exc:
-            _dense_why.append(str(exc).splitlines()[0])
-    return _dense_why[0]
+    """Why this CPU cannot run bfloat16 products through oneDNN (None: it can); probed once.
+    oneDNN's bfloat16 path needs AVX-512 (BW, VL, DQ) or AVX-NE-CONVERT; elsewhere packing raises."""
+    try:
+        w = torch.ops.mkldnn._reorder_linear_weight(torch.ones(16, 16, dtype=torch.bfloat16), 1)
+        torch.ops.mkldnn._linear_pointwise(torch.ones(DENSE_ROWS, 16, dtype=torch.bfloat16),
+                                           w, None, "none", [], "")
+    except RuntimeError as exc:
+        return str(exc).splitlines()[0]
+    return None
 
 
 def dequantized(linear: nn.Linear, mode: str) -> torch.Tensor:
