@@ -314,6 +314,37 @@ def test_long_prompt_is_prefilled_in_chunks_between_decode_steps(tiny_dir, lora_
     engine.scheduler.stop()
 
 
+def test_a_long_prompt_whose_client_leaves_half_way_keeps_what_was_prefilled(
+        tiny_dir, lora_dir, tmp_path_factory, monkeypatch):
+    """A prompt fed in chunks whose client leaves before the last one: the positions its
+    chunks computed stay in the cache for the same prompt sent again."""
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, prefill_chunk_tokens=32))
+    wait_ready(app)
+    engine = app.extensions["engine"]
+    long_ids = ids_of(engine, "a long story about the sea " * 40)
+    runner, real, chunks, runs = engine.scheduler.runner, engine.scheduler.runner.forward, [], []
+
+    def forward(*args, **kwargs):
+        out = real(*args, **kwargs)
+        if runs and kwargs["input_ids"].shape[1] > 1:  # the long prompt's chunks
+            chunks.append(kwargs["input_ids"].shape[1])
+            if len(chunks) == 2:
+                runs[0].handle.cancel()  # the client leaves after two chunks
+        return out
+
+    monkeypatch.setattr(runner, "forward", forward)
+    stream = Run(engine, ids_of(engine, "Hello there"), SamplingParams(max_new_tokens=200))
+    while not stream.text:  # chunks are sized for a running stream
+        time.sleep(0.005)
+    runs.append(Run(engine, long_ids))
+    assert runs[0].result().text == ""
+    assert len(chunks) < len(long_ids) // 32  # it ended before its prompt was all fed
+    assert cached_length(engine, long_ids) == sum(chunks)
+    stream.handle.cancel()
+    stream.result()
+    engine.scheduler.stop()
+
+
 def test_beam_search_runs_inside_the_batch_and_never_stalls_a_stream(engine, monkeypatch):
     beam = SamplingParams(max_new_tokens=20, num_beams=4, length_penalty=1.0)
     beam_ids, stream_ids = ids_of(engine, "Explain the law of contracts."), ids_of(engine, "Hi")
@@ -374,6 +405,38 @@ def test_a_request_that_keeps_no_kv_neither_stores_nor_takes_an_entry(engine):
     assert len(engine.scheduler.prefix) == 1
     assert cached_length(engine, conversation + [7]) == held
     assert cached_length(engine, one_off + [7]) == held  # its own KV was not kept
+
+
+def test_a_turn_whose_client_leaves_while_it_waits_gives_the_conversation_back(engine):
+    """A next turn is handed its conversation's cache entry when it is admitted. If its client
+    leaves while it waits behind a full batch, the entry goes back to the cache: the turn that
+    follows does not recompute the whole conversation."""
+    first = ids_of(engine, "Explain the law of contracts.")
+    reply = engine.loaded.tokenizer(solo(engine, first, GREEDY), add_special_tokens=False)["input_ids"]
+    turn = first + reply + ids_of(engine, "And torts?")
+    engine.scheduler.prefix.clear()
+    Run(engine, first, GREEDY).result()
+    held = cached_length(engine, turn)
+    assert held > len(turn) // 2  # admission will hand the entry over
+    long = SamplingParams(max_new_tokens=400)
+    with worker_paused(engine):
+        blockers = [Run(engine, ids_of(engine, f"Count to a thousand, {i}."), long) for i in range(4)]
+    deadline = time.monotonic() + 30
+    while len(engine.scheduler.runner.seqs) < 4:
+        assert time.monotonic() < deadline, "the blockers never filled the batch"
+        time.sleep(0.005)
+    waiter = Run(engine, turn, GREEDY)
+    while not any(s.handle is waiter.handle and s.handed_over for s in list(engine.scheduler.waiting)):
+        assert time.monotonic() < deadline, "the turn was never admitted with the entry"
+        time.sleep(0.001)
+    waiter.handle.cancel()
+    waiter.result()
+    assert all(r.thread.is_alive() for r in blockers)  # it ended while still waiting
+    assert cached_length(engine, turn) == held
+    for r in blockers:
+        r.handle.cancel()
+        r.result()
+    assert engine.scheduler._inflight == 0
 
 
 def test_beam_search_ends_when_its_client_leaves_and_frees_its_place(engine):

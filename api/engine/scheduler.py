@@ -239,9 +239,12 @@ class Scheduler(Stages):
                 gone.append(seq)
                 if seq.state is State.RUNNING and not seq.beams:
                     self._store(seq)  # its KV is valid: a stopped reply's next turn builds on it
+                elif seq.state is not State.RUNNING:
+                    self._store_unstarted(seq)
                 self.output.cancelled(seq.handle)
             elif seq.state is not State.RUNNING and now >= seq.handle.deadline:
                 gone.append(seq)
+                self._store_unstarted(seq)
                 self.output.finish(seq, "length")
         if gone:
             self.waiting = [s for s in self.waiting if s not in gone]
