@@ -425,19 +425,18 @@ function wire() {
   $("sidebar").addEventListener("keydown", (e) => {
     if (e.key === "Escape" && !e.shiftKey && drawer()) { e.stopPropagation(); app.hideSidebar(); }
   });
-  // Another tab changed a conversation: refresh the list, and this one if it is open here and
-  // not being written by this tab right now.
+  // Another tab changed a conversation: refresh the list, and merge it into the open one (even
+  // while this tab streams into it: that tab may have written from a stale copy of this one).
   window.addEventListener("storage", (e) => {
     if (!e.key || !e.key.startsWith(S.PREFIX)) return;
     const id = e.key.slice(S.PREFIX.length);
-    if (app.current && id === app.current.id && !app.controller) {
-      const fresh = document.querySelector(".edit-box") ? null : S.load(id);
-      if (fresh) { app.current = fresh; app.render(); return; }
-      if (e.newValue === null) {
+    if (app.current && id === app.current.id) {
+      if (e.newValue === null && !app.controller) {
         const rest = S.list();
         if (rest.length) app.open(rest[0].id); else app.newConversation();
         return;
       }
+      if (S.absorb(app.current) && !document.querySelector(".edit-box")) app.render();
     }
     sidebar.renderList();
     showStorage();

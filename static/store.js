@@ -3,9 +3,16 @@
 // key by key, and an old key is removed only after its new one is written.
 //
 // Two tabs may change one conversation (one streams a reply while the other sends, renames or
-// pins): a write is a three-way merge of this tab's copy with the stored one, against the
-// version this tab loaded (``load``), so neither tab's changes are lost. Every write is guarded:
-// a full storage reports, never corrupts.
+// pins), and neither tab's changes may be lost. A tab cannot trust what it reads to be the last
+// write: Chromium serves each tab's localStorage from a copy in its own process that other tabs'
+// writes reach later (10-340 ms measured under load), so a write based on a stale read can
+// overwrite a newer one, and a merge against a base cannot tell a stale copy from a revert or a
+// delete. So changes carry stamps: a write stamps what this tab changed since the version it
+// loaded or last wrote (each field in ``stamps``, each message's ``rev``, a deleted message's id
+// in ``gone``), and a merge keeps the newer of each field and message, whatever the order the
+// copies meet in. A tab that receives another's write merges it (``absorb``) and writes back
+// what it holds newer, so the tabs and the storage converge. Every write is guarded: a full
+// storage reports, never corrupts.
 import { upgrade } from "./tree.js";
 
 export const PREFIX = "mnemo.v2.conv.";
@@ -59,38 +66,82 @@ export function load(id) {
 }
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+// Fields that are not merged by stamp: identity, bookkeeping, and the stamps themselves.
+const UNSTAMPED = new Set(["id", "version", "created", "updated", "used", "messages", "stamps", "gone"]);
+let clock = 0; // this tab's last stamp: stamps only grow, even if the system clock steps back
+const tick = () => (clock = Math.max(clock + 1, Date.now()));
 
-// Three-way merge into ``mine`` (in place): whatever only the other side changed since ``base``
-// is taken from ``theirs``; what this tab changed stays. Returns whether anything came in.
-function merge(mine, base, theirs) {
-  let changed = false;
-  for (const key of new Set([...Object.keys(theirs), ...Object.keys(base)])) {
-    if (key === "messages" || key === "updated" || key === "used") continue;
-    if (same(mine[key], base[key]) && !same(theirs[key], base[key])) {
-      if (theirs[key] === undefined) delete mine[key]; else mine[key] = theirs[key];
-      changed = true;
-    }
+// Stamp what ``conv`` changed since ``base``, in place. Without a base (a new conversation, an
+// import, an undone delete) what has no stamp yet is new, and stamps it carries are kept.
+function stamp(conv, base) {
+  const stamps = conv.stamps = conv.stamps || {}, gone = conv.gone = conv.gone || {};
+  const t = tick(), changed = (a, b, old) => (base ? !same(a, b) : old === undefined);
+  for (const key of new Set([...Object.keys(conv), ...Object.keys(base || {})])) {
+    if (!UNSTAMPED.has(key) && changed(conv[key], base && base[key], stamps[key])) stamps[key] = t;
   }
-  const b = new Map(base.messages.map((m) => [m.id, m]));
+  const before = new Map(base ? base.messages.map((m) => [m.id, m]) : []);
+  for (const m of conv.messages) {
+    if (changed(m, before.get(m.id), m.rev)) m.rev = t;
+    before.delete(m.id);
+  }
+  for (const id of before.keys()) if (!(id in gone)) gone[id] = t; // deleted here
+}
+
+// Whether value ``a`` stamped ``ta`` replaces ``b`` stamped ``tb``: the newer; equal stamps
+// (two tabs in one millisecond) are decided by the values, so both tabs decide alike.
+function wins(a, ta, b, tb) {
+  if ((ta || 0) !== (tb || 0)) return (ta || 0) > (tb || 0);
+  return !same(a, b) && JSON.stringify(a === undefined ? null : a) > JSON.stringify(b === undefined ? null : b);
+}
+
+// Merge ``theirs`` into ``mine`` (in place): the newer of every field and message; a message
+// either copy lacks is kept unless it was deleted after its last change. Returns whether
+// anything in ``mine`` changed.
+function merge(mine, theirs) {
+  let changed = false;
+  const stamps = mine.stamps = mine.stamps || {}, theirStamps = theirs.stamps || {};
+  for (const key of new Set([...Object.keys(theirs), ...Object.keys(theirStamps)])) {
+    if (UNSTAMPED.has(key) || !wins(theirs[key], theirStamps[key], mine[key], stamps[key])) continue;
+    if (theirs[key] === undefined) delete mine[key]; else mine[key] = theirs[key];
+    stamps[key] = theirStamps[key];
+    changed = true;
+  }
+  const gone = mine.gone = mine.gone || {};
+  for (const [id, t] of Object.entries(theirs.gone || {})) {
+    if (!(gone[id] >= t)) gone[id] = t;
+  }
+  const deleted = (m) => gone[m.id] >= (m.rev || 0);
   const t = new Map(theirs.messages.map((m) => [m.id, m]));
   const out = [];
   for (const m of mine.messages) {
-    const was = b.get(m.id), now = t.get(m.id);
-    if (was && !now) { // removed there: gone, unless changed here
-      if (!same(m, was)) out.push(m); else changed = true;
-    } else if (was && now && same(m, was) && !same(now, was)) {
+    const now = t.get(m.id);
+    if (now && wins(now, now.rev, m, m.rev)) {
       for (const key of Object.keys(m)) delete m[key]; // in place: the page holds references
       Object.assign(m, now);
-      out.push(m);
       changed = true;
-    } else out.push(m);
+    }
+    if (deleted(m)) changed = true; else out.push(m);
   }
   const mineIds = new Set(mine.messages.map((m) => m.id));
   for (const m of theirs.messages) {
-    if (!mineIds.has(m.id) && !b.has(m.id)) { out.push(m); changed = true; } // added there
+    if (!mineIds.has(m.id) && !deleted(m)) { out.push(m); changed = true; } // added there
   }
   mine.messages = out;
   upgrade(mine); // a parent removed on one side, the leaf: made consistent again
+  return changed;
+}
+
+// Another tab wrote ``conv``'s key: take in what it holds newer, and write back what this copy
+// holds newer (that tab may have written over it from a stale read). Returns whether ``conv``
+// changed. Writes only when this copy is ahead, so two tabs never answer each other forever.
+export function absorb(conv) {
+  const raw = localStorage.getItem(PREFIX + conv.id), theirs = parse(raw);
+  if (!theirs || removed.has(conv.id)) return false;
+  const base = bases.get(conv.id);
+  stamp(conv, base ? JSON.parse(base) : null); // this tab's changes not yet written
+  const changed = merge(conv, theirs);
+  if (merge(parse(raw), JSON.parse(JSON.stringify(conv)))) write(conv, { keepTime: true });
+  else bases.set(conv.id, raw);
   return changed;
 }
 
@@ -106,7 +157,9 @@ export function write(conv, { keepTime = false, restore = false } = {}) {
     return false;
   }
   if (!base && raw && restore) return false; // brought back meanwhile (another tab): keep that
-  if (base && raw && raw !== base && merge(conv, JSON.parse(base), parse(raw))) emit("merged", conv);
+  stamp(conv, base ? JSON.parse(base) : null);
+  const theirs = raw && raw !== base ? parse(raw) : null;
+  if (theirs && merge(conv, theirs)) emit("merged", conv);
   if (!keepTime) conv.updated = conv.used = Date.now();
   const text = JSON.stringify(conv);
   if (!put(PREFIX + conv.id, text)) return false;
