@@ -6,6 +6,16 @@
 const ROLES = new Set(["user", "assistant"]);
 const freshId = () => "m-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10);
 
+const validStamp = (t) => typeof t === "number" && Number.isFinite(t) && t >= 0;
+// A map of stamps (name -> time) with only valid entries, as a fresh plain object.
+function stampsOf(value) {
+  const out = {};
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    for (const [key, t] of Object.entries(value)) if (validStamp(t) && key !== "__proto__") out[key] = t;
+  }
+  return out;
+}
+
 // Make any stored or imported conversation safe to use, in place. Format 1 stored a single path:
 // each message's parent is the one before it (also for a message pushed without a parent).
 // Missing or repeated ids get fresh ones, a parent that does not exist or that closes a loop
@@ -14,6 +24,7 @@ export function upgrade(conv) {
   if (!conv.settings || typeof conv.settings !== "object") conv.settings = {};
   if (typeof conv.title !== "string") conv.title = conv.title == null ? "Untitled" : String(conv.title);
   delete conv.deleted;
+  for (const key of ["stamps", "gone"]) conv[key] = stampsOf(conv[key]); // the merge's (store.js)
   conv.messages = conv.messages.filter((m) => m && typeof m === "object");
   let prev = null;
   const ids = new Set();
@@ -21,6 +32,7 @@ export function upgrade(conv) {
     if (typeof m.id !== "string" || !m.id || ids.has(m.id)) m.id = freshId();
     if (typeof m.content !== "string") m.content = m.content == null ? "" : String(m.content);
     if (!ROLES.has(m.role)) m.role = m.role === "system" ? "user" : "assistant";
+    if (m.rev !== undefined && !validStamp(m.rev)) delete m.rev;
     if (m.parent === undefined) m.parent = prev;
     prev = m.id;
     ids.add(m.id);

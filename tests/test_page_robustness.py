@@ -178,8 +178,18 @@ def test_hostile_and_damaged_imports_neither_hang_nor_hide_messages(context, liv
         {"id": "d", "role": "user", "content": "dup one"},
         {"id": "d", "role": "assistant", "content": "dup two"},
         {"role": "user"}]}
-    import_json(page, {"conversations": [loop, no_ids]})
-    expect(page.locator("#banner")).to_contain_text("Imported 2 conversation")
+    # the merge's bookkeeping, damaged: not objects, not numbers, a delete marker for a message
+    bad_stamps = {"id": "stamps", "title": "Stamps", "stamps": "now", "gone": {"s1": "yesterday",
+                  "__proto__": 5, "s2": None}, "messages": [
+        {"id": "s1", "role": "user", "content": "kept one", "rev": "late"},
+        {"id": "s2", "role": "assistant", "content": "kept two", "rev": {"n": 1}}]}
+    import_json(page, {"conversations": [loop, no_ids, bad_stamps]})
+    expect(page.locator("#banner")).to_contain_text("Imported 3 conversation")
+    page.locator("#conv-list .conv-open", has_text="Stamps").click()
+    expect(page.locator(".msg .body")).to_have_text(["kept one", "kept two"])
+    page.once("dialog", lambda d: d.accept("Stamps renamed"))
+    page.click("#rename-conv")
+    expect(page.locator("#conv-title")).to_have_text("Stamps renamed")
     page.fill("#search", "needle")
     page.locator("#conv-list .conv-open").click()
     expect(page.locator(".msg.user .body").last).to_have_text("needle here")
