@@ -314,6 +314,51 @@ def test_long_prompt_is_prefilled_in_chunks_between_decode_steps(tiny_dir, lora_
     engine.scheduler.stop()
 
 
+def test_an_entry_given_back_whole_never_lets_a_later_request_write_over_a_reader(
+        engine, monkeypatch):
+    """An entry is handed over only to a prompt that overwrites less of it than any reader
+    reads, which holds for its whole length only. A turn that took it and is cancelled while
+    waiting gives it back whole: given back as the part that turn matched, a third request took
+    it and wrote over what an older waiting request was still reading (a review found it)."""
+    sched = engine.scheduler
+    conversation = [1000 + 7 * i for i in range(100)]
+    reader = conversation[:45] + [3000 + i for i in range(80)]  # reads it: 2 x 45 < 100
+    taker = conversation[:60] + [5000]  # takes it: 2 x 60 >= 100
+    third = conversation[:38] + [6001, 6002, 6003]  # would take a 60-position entry
+    expected = solo(engine, reader)
+    sched.prefix.clear()
+    Run(engine, conversation, SamplingParams(max_new_tokens=1)).result()
+    real = sched.runner.forward
+    monkeypatch.setattr(sched.runner, "forward",
+                        lambda *a, **k: (time.sleep(0.01), real(*a, **k))[1])
+    with worker_paused(engine):
+        blockers = [Run(engine, [200 + j, 300 + j, 400 + j], SamplingParams(max_new_tokens=900))
+                    for j in range(4)]
+    deadline = time.monotonic() + 30
+    while len(sched.runner.seqs) < 4:
+        assert time.monotonic() < deadline, "the blockers never filled the batch"
+        time.sleep(0.002)
+    with worker_paused(engine):
+        read, take = Run(engine, reader), Run(engine, taker)
+    while len(sched.waiting) < 2:
+        assert time.monotonic() < deadline, "the two requests were never admitted"
+        time.sleep(0.002)
+    waiting = {s.handle: s for s in list(sched.waiting)}
+    assert not waiting[read.handle].handed_over and waiting[take.handle].handed_over
+    take.handle.cancel()
+    take.result()
+    assert cached_length(engine, conversation + [0]) == 100  # back whole
+    with worker_paused(engine):
+        late = Run(engine, third)
+        for r in blockers:
+            r.handle.cancel()
+    assert read.result().text == expected
+    late.result()
+    for r in blockers:
+        r.result()
+    assert sched._inflight == 0
+
+
 def test_a_long_prompt_whose_client_leaves_half_way_keeps_what_was_prefilled(
         tiny_dir, lora_dir, tmp_path_factory, monkeypatch):
     """A prompt fed in chunks whose client leaves before the last one: the positions its

@@ -98,6 +98,7 @@ class PrefixCache:
                         common_prefix(stored, arr) == len(stored):
                     del self._entries[key]
                     self.bytes -= old.nbytes
+            kv.ids = arr  # a request it is handed to and that never runs gives it back whole
             self._entries[self._next_key] = (owner, arr, kv)
             self._next_key += 1
             self.bytes += size

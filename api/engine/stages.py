@@ -14,7 +14,7 @@ import torch
 
 from . import batch as kvbatch
 from . import prefill
-from .kvbuffer import RowKV, new_cache
+from .kvbuffer import new_cache
 from .policy import MIN_CHUNK
 from .request import Sequence, State
 from .sampling import sample
@@ -258,17 +258,21 @@ class Stages:
 
     def _store_unstarted(self, seq: Sequence) -> None:
         """Give back what a request that ends before it runs holds of its conversation: the
-        cache entry it was handed while WAITING (nothing has written into it yet), or the
-        positions its chunked prefill computed so far. Otherwise a turn cancelled or timed out
-        in the queue would leave the conversation's next turn to recompute its whole history."""
+        cache entry it was handed while WAITING, or the positions its chunked prefill computed
+        so far. Otherwise a turn cancelled or timed out in the queue would leave the
+        conversation's next turn to recompute its whole history.
+
+        The entry goes back exactly as it was taken (its own ids and length), never shortened
+        to what this request matched: other requests may still be reading its buffers, and
+        the cache hands an entry over only to a prompt that overwrites less than any reader
+        reads of it (``PrefixCache.lookup``), which holds only for its whole length."""
         if not seq.keeps_kv:
             return
         if seq.state is State.PREFILLING and seq.cache is not None and seq.fed:
             self._store_row(seq, seq.cache, 0)
-        elif seq.state is State.WAITING and seq.handed_over and seq.reuse:
+        elif seq.state is State.WAITING and seq.handed_over and seq.kv.ids is not None:
             try:
-                self.prefix.store(seq.cache_owner, seq.history[:seq.reuse],
-                                  RowKV(seq.kv.keys, seq.kv.values, seq.reuse))
+                self.prefix.store(seq.cache_owner, seq.kv.ids.tolist(), seq.kv)
             except Exception:
                 log.exception("giving back a cache entry failed; the entry is lost")
         seq.kv, seq.cache, seq.handed_over = None, None, False
