@@ -183,8 +183,20 @@ def test_hostile_and_damaged_imports_neither_hang_nor_hide_messages(context, liv
                   "__proto__": 5, "s2": None}, "messages": [
         {"id": "s1", "role": "user", "content": "kept one", "rev": "late"},
         {"id": "s2", "role": "assistant", "content": "kept two", "rev": {"n": 1}}]}
-    import_json(page, {"conversations": [loop, no_ids, bad_stamps]})
-    expect(page.locator("#banner")).to_contain_text("Imported 3 conversation")
+    # stamps from the future would win every merge, and a file's delete marker hide its message
+    future = {"id": "future", "title": "Future", "stamps": {"title": 9e15}, "gone": {"f2": 9e15},
+              "messages": [{"id": "f1", "role": "user", "content": "now one", "rev": 9e15},
+                           {"id": "f2", "role": "assistant", "content": "now two"}]}
+    import_json(page, {"conversations": [loop, no_ids, bad_stamps, future]})
+    expect(page.locator("#banner")).to_contain_text("Imported 4 conversation")
+    page.locator("#conv-list .conv-open", has_text="Future").click()
+    page.once("dialog", lambda d: d.accept("Future renamed"))
+    page.click("#rename-conv")
+    other = open_page(page.context, live.url)  # opens it: its merge meets the stored copy
+    expect(other.locator("#conv-title")).to_have_text("Future renamed")
+    expect(other.locator(".msg .body")).to_have_text(["now one", "now two"])
+    other.close()
+    expect(page.locator("#conv-title")).to_have_text("Future renamed")
     page.locator("#conv-list .conv-open", has_text="Stamps").click()
     expect(page.locator(".msg .body")).to_have_text(["kept one", "kept two"])
     page.once("dialog", lambda d: d.accept("Stamps renamed"))
