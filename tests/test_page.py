@@ -56,7 +56,8 @@ def set_max_new_tokens(page, n: int) -> None:
 
 
 def wait_partial_reply(page, chars: int) -> None:
-    page.wait_for_function("() => (document.querySelector('.msg.assistant .body') || {})"
+    """Wait until the last reply (the one streaming) shows more than ``chars`` characters."""
+    page.wait_for_function("() => ([...document.querySelectorAll('.msg.assistant .body')].pop() || {})"
                            f".textContent?.length > {chars}")
 
 
