@@ -7,6 +7,7 @@ loaded and warmed up. Requests reach the model only through ``submit``.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 from pathlib import Path
@@ -43,29 +44,47 @@ class Engine:
         threading.Thread(target=self._start, name="mnemo-load", daemon=True).start()
 
     def _start(self) -> None:
+        # A start creates some two million objects (torch's, transformers', the model's
+        # modules). With the cyclic garbage collector on, it walked all of them seven times
+        # while they were being created: 0.8-1.0 s of a 6 s start here. So the start runs with
+        # it paused and ends, before /readyz says ready, in one of two ways:
+        # - wsgi.py paused it before the first import: this process serves this app for life,
+        #   so what the start made is frozen (``gc.freeze``: later collections skip it; about
+        #   11,000 objects of the start's own garbage, no tensor among them, stay with it);
+        # - otherwise (tests, an embedding program) one full collection, 0.4-0.5 s.
+        # Either way the collector is on afterwards.
+        for_life = not gc.isenabled()
+        gc.disable()
         try:
-            self.loaded = load(self.settings)
-            for name, path in self.settings.adapters.items():
-                rank, targets = inspect(Path(path), self.loaded.model)
-                self.registry.next_key(name)
-                self.registry.add(Adapter(name, name, path, rank, targets, "settings"))
-            self.prompts = PromptBuilder(self.loaded.tokenizer)
-            self.scheduler = Scheduler(
-                self.loaded, max_batch_size=self.settings.max_batch_size,
-                max_queue=self.settings.max_queue,
-                generation_timeout=self.settings.generation_timeout,
-                prefix_cache_bytes=self.settings.prefix_cache_mb * 1024 * 1024,
-                kv_budget_tokens=self.settings.kv_budget_tokens,
-                prefill_chunk_tokens=self.settings.prefill_chunk_tokens)
-            self.scheduler.start()
-            if self.settings.warmup:
-                self._warm_up()
-            log.info("model %s ready on %s (%s)", self.loaded.model_id, self.loaded.device,
-                     self.loaded.dtype)
-            self.ready.set()
+            self._load()
         except BaseException as exc:  # recorded and shown by /readyz; the process stays up
             log.exception("model failed to load")
             self.load_error = exc
+        finally:
+            gc.freeze() if for_life else gc.collect()
+            gc.enable()
+        if self.load_error is None:
+            log.info("model %s ready on %s (%s)", self.loaded.model_id, self.loaded.device,
+                     self.loaded.dtype)
+            self.ready.set()
+
+    def _load(self) -> None:
+        self.loaded = load(self.settings)
+        for name, path in self.settings.adapters.items():
+            rank, targets = inspect(Path(path), self.loaded.model)
+            self.registry.next_key(name)
+            self.registry.add(Adapter(name, name, path, rank, targets, "settings"))
+        self.prompts = PromptBuilder(self.loaded.tokenizer)
+        self.scheduler = Scheduler(
+            self.loaded, max_batch_size=self.settings.max_batch_size,
+            max_queue=self.settings.max_queue,
+            generation_timeout=self.settings.generation_timeout,
+            prefix_cache_bytes=self.settings.prefix_cache_mb * 1024 * 1024,
+            kv_budget_tokens=self.settings.kv_budget_tokens,
+            prefill_chunk_tokens=self.settings.prefill_chunk_tokens)
+        self.scheduler.start()
+        if self.settings.warmup:
+            self._warm_up()
 
     def _warm_up(self) -> None:
         from ..types import SamplingParams
