@@ -41,6 +41,11 @@ SOURCE = Path(__file__).with_name("decode.cpp")
 # -ffast-math lets the compiler vectorise the attention's dot products and exponentials
 # (summing in another order); the loops never see infinities or NaNs of their own making.
 FLAGS = ("-O3", "-march=native", "-ffast-math")
+# at::parallel_for splits its loops over torch's threads only where the extension is compiled
+# with OpenMP, as torch is (``ATen/ParallelOpenMP.h`` is a header): without it every loop ran
+# on one core. The module then shares torch's OpenMP runtime (libgomp.so.1, loaded already).
+if torch.backends.openmp.is_available():
+    FLAGS += ("-fopenmp",)
 
 _loaded: dict[str, ModuleType] = {}
 
@@ -119,7 +124,8 @@ _BUILD = """
 import sys
 from torch.utils import cpp_extension
 name, source, out, *flags = sys.argv[1:]
-cpp_extension.load(name=name, sources=[source], extra_cflags=flags, build_directory=out)
+cpp_extension.load(name=name, sources=[source], extra_cflags=flags, build_directory=out,
+                   extra_ldflags=[f for f in flags if f == "-fopenmp"])
 """
 
 
