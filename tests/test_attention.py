@@ -11,10 +11,11 @@ import torch
 from torch.nn import functional as F
 
 from api.config import Settings
-from api.engine import attention
+from api.engine import attention, native
 from api.engine.kvbuffer import new_cache
 from api.engine.loader import lean_forward
 
+from .conftest import CACHE_DIR
 from .test_native import lean_of
 
 LONG_TEXT = Path(__file__).parents[1] / "bench" / "data" / "heldout-long.txt"
@@ -63,6 +64,74 @@ def test_bf16_attention_is_causal():
     keys[:, :, 0] += 5.0
     moved = attention.attend(q, keys, values, 0.125, future)
     assert ((moved[:, :, :8].float() - after[:, :, :8].float()).abs().amax(-1) > 0).all()
+
+
+@pytest.fixture(scope="module")
+def softmax():
+    module = native.load(CACHE_DIR)
+    assert module is not None, "the native module must build on this machine"
+    return attention.Softmax(module)
+
+
+def masked_softmax(scores: torch.Tensor, new: int) -> torch.Tensor:
+    """What attention.attend does without the native module."""
+    kv, rows, length = scores.shape
+    masked = scores.clone()
+    masked.view(kv, rows // new, new, length)[..., length - new:].masked_fill_(
+        attention.future_mask(new, "cpu"), float("-inf"))
+    return torch.softmax(masked, dim=-1)
+
+
+@pytest.mark.parametrize("kv,group,new,past,spread", [
+    (3, 3, 59, 2250, 3.0),  # turn 20 of the benchmark
+    (1, 1, 1, 5, 1.0),  # one new position (never sent here by attention.applies; still right)
+    (2, 4, 7, 300, 40.0),  # most scores far below the top: exp underflows to 0
+    (4, 1, 33, 257, 0.01),  # nearly flat rows
+])
+def test_native_softmax_is_torchs_softmax_of_the_masked_scores(softmax, kv, group, new, past, spread):
+    g = torch.Generator().manual_seed(kv * 1000 + new)
+    scores = (torch.randn(kv, group * new, past + new, generator=g) * spread).to(torch.bfloat16)
+    want = masked_softmax(scores, new)
+    assert softmax(scores, new)  # in place
+    assert scores.dtype == torch.bfloat16
+    # within one bfloat16 step of probabilities <= 1, and nothing torch keeps lost (below
+    # e^-87 of the row's top the kernel gives 0, torch a subnormal)
+    assert (scores.float() - want.float()).abs().max() <= 2 ** -8
+    assert (scores[want.float() > 1e-30] > 0).all()
+    rows = scores.view(kv, group, new, past + new)
+    for i in range(new):
+        assert (rows[:, :, i, past + i + 1:] == 0).all()
+        assert (rows[:, :, i, :past + i + 1].float().sum(-1) - 1).abs().max() < 2e-2
+
+
+def test_native_softmax_checks_before_it_writes(softmax):
+    scores = torch.randn(2, 6, 40)  # float32: refused
+    before = scores.clone()
+    with pytest.raises(RuntimeError, match="bfloat16"):
+        softmax.kernel(scores, 3)
+    assert torch.equal(scores, before)
+    bf = torch.randn(2, 6, 40).to(torch.bfloat16)
+    with pytest.raises(RuntimeError, match="multiple"):  # 6 rows are not a multiple of 4 new
+        softmax.kernel(bf, 4)
+
+
+def test_a_native_softmax_that_fails_hands_over_to_torchs_for_good(caplog):
+    class Broken:
+        calls = 0
+
+        def causal_softmax_(self, scores, new):  # a failure as decode.cpp's checks raise one
+            Broken.calls += 1
+            raise RuntimeError("scores: contiguous [kv_heads, rows, length] bfloat16")
+
+    q, keys, values = random_attention(new=20, past=300)
+    future = attention.future_mask(20, "cpu")
+    want = attention.attend(q, keys, values, 0.125, future)
+    broken = attention.Softmax(Broken())
+    with caplog.at_level("ERROR", logger="mnemo.attention"):
+        assert torch.equal(attention.attend(q, keys, values, 0.125, future, broken), want)
+        assert torch.equal(attention.attend(q, keys, values, 0.125, future, broken), want)
+    assert Broken.calls == 1 and broken.kernel is None
+    assert sum("native softmax failed" in r.message for r in caplog.records) == 1
 
 
 def test_when_it_applies():

@@ -196,10 +196,12 @@ class LeanForward:
         # (``attention``); float32 layers never do, whatever was asked
         self.bf16_attention = bf16_attention and self.layers[0].qkv.quant
         self.native = None  # a native.NativeDecode for one-row decode steps (``use_native``)
+        self.softmax = None  # the native module's softmax for ``attention`` (``use_native``)
 
     def use_native(self, module) -> str | None:
         """Run one-row decode steps through the native step built as ``module``
         (``native.load``); return why it cannot run this model's layers (None: it does)."""
+        self.softmax = attention.Softmax(module)  # whatever the layers: it runs on scores
         why = native.unsupported(self.layers)
         if why is None:
             self.native = native.NativeDecode(module, self.layers, self.head, self.norm, self.eps)
@@ -227,7 +229,7 @@ class LeanForward:
             if logits is not None:
                 return Output(logits=logits, cache=cache)
         for i, layer in enumerate(self.layers):
-            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache, future)
+            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache, future, self.softmax)
         keep = new if logits_to_keep == 0 else min(logits_to_keep, new)
         return Output(logits=self._logits(h, rows, new, keep), cache=cache)
 
@@ -259,7 +261,8 @@ class LeanForward:
         self.native = None
 
     @staticmethod
-    def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache, future=None):
+    def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache, future=None,
+               softmax=None):
         heads, kv, dim = layer.heads, layer.kv_heads, layer.head_dim
         x = F.rms_norm(h, h.shape[-1:], layer.norm1, layer.eps1).to(layer.qkv.dtype)
         qkv = layer.qkv(x).to(h.dtype).view(rows, new, heads + 2 * kv, dim)
@@ -269,7 +272,7 @@ class LeanForward:
         keys, values = cache.update(qk[:, :, heads:].transpose(1, 2),
                                     qkv[:, :, heads + kv:].transpose(1, 2), index)
         if future is not None:
-            a = attention.attend(q, keys, values, layer.scaling, future)
+            a = attention.attend(q, keys, values, layer.scaling, future, softmax)
         else:
             a = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=layer.scaling,
                                                enable_gqa=kv != heads)

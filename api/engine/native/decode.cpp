@@ -10,6 +10,8 @@
 #include <torch/extension.h>
 #include <ATen/Parallel.h>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -197,11 +199,86 @@ at::Tensor logits_int8(at::Tensor h, at::Tensor norm, double eps, at::Tensor qwe
   return out;
 }
 
-// Both release the GIL while they run (their arguments are converted before): the server's
+// bfloat16 <-> float32 as bits: plain integer operations, which the compiler vectorises
+// (c10's conversions guard against NaN, which these scores never hold).
+inline float bf16_bits_to_float(uint16_t b) {
+  const uint32_t bits = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+inline uint16_t float_to_bf16_bits(float f) {  // round to nearest, ties to even
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return uint16_t((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+}
+
+// exp(x) for x <= 0, as arithmetic the compiler vectorises (libm's exp is a call per value):
+// 2^n times a degree-6 polynomial of the remainder, within 2 float32 rounding steps; below
+// -87 (where float32 would go subnormal) the result is 0.
+inline float exp_nonpositive(float x) {
+  const float clamped = std::max(x, -87.0f);
+  const float n = std::floor(clamped * 1.44269504f + 0.5f);  // x / ln 2, rounded
+  const float r = (clamped - n * 0.693145751953125f) - n * 1.428606765330187e-06f;  // ln 2 in two parts
+  float p = 1.0f / 720;
+  p = p * r + 1.0f / 120;
+  p = p * r + 1.0f / 24;
+  p = p * r + 1.0f / 6;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const uint32_t bits = uint32_t(int32_t(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return x < -87.0f ? 0.0f : p * scale;
+}
+
+// The softmax of a turn's prefill attention (api/engine/attention.py), in place. `scores`:
+// [kv_heads, group * new, length] bfloat16, the first product of that attention: row r of a
+// key/value head belongs to new position r % new, which sees positions 0 .. length - new +
+// r % new. Each row becomes its probabilities over what it sees (the exponentials and their
+// sum in float32, each probability rounded once to bfloat16, as torch's softmax does) and 0
+// past it. This is the causal mask, torch's softmax and its output in one pass over each row,
+// held in float32 in a buffer of its own, instead of four passes over the whole scores
+// (masked fill, maximum, exponentials and sum, normalisation) and a second buffer.
+void causal_softmax_(at::Tensor scores, int64_t new_) {
+  TORCH_CHECK(scores.dim() == 3 && scores.scalar_type() == at::kBFloat16 && scores.is_contiguous(),
+              "scores: contiguous [kv_heads, rows, length] bfloat16");
+  const int64_t rows = scores.size(1), length = scores.size(2);
+  TORCH_CHECK(new_ >= 1 && rows % new_ == 0 && new_ <= length,
+              "rows must be a multiple of the new positions, which the length must hold");
+  uint16_t* base = reinterpret_cast<uint16_t*>(scores.data_ptr<BFloat16>());
+  const int64_t all = scores.size(0) * rows, hidden = length - new_;
+  at::parallel_for(0, all, std::max<int64_t>(1, 32768 / length), [&](int64_t begin, int64_t end) {
+    std::vector<float> row(length);
+    for (int64_t r = begin; r < end; ++r) {
+      uint16_t* s = base + r * length;
+      const int64_t seen = hidden + (r % rows) % new_ + 1;
+      float top = bf16_bits_to_float(s[0]);
+      for (int64_t j = 0; j < seen; ++j) {
+        row[j] = bf16_bits_to_float(s[j]);
+        top = std::max(top, row[j]);
+      }
+      float total = 0;
+      for (int64_t j = 0; j < seen; ++j) {
+        row[j] = exp_nonpositive(row[j] - top);
+        total += row[j];
+      }
+      const float inverse = 1.0f / total;
+      for (int64_t j = 0; j < seen; ++j) s[j] = float_to_bf16_bits(row[j] * inverse);
+      std::fill(s + seen, s + length, uint16_t(0));
+    }
+  });
+}
+
+// All three release the GIL while they run (their arguments are converted before): the server's
 // other threads (HTTP, tokenizing) go on during a step, as they do during torch's own kernels.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("decode_layers", &decode_layers, "every decoder layer of one decode step at one row",
         py::call_guard<py::gil_scoped_release>());
   m.def("logits_int8", &logits_int8, "final norm and int8 output layer of one row",
+        py::call_guard<py::gil_scoped_release>());
+  m.def("causal_softmax_", &causal_softmax_, "a turn's prefill attention softmax, in place",
         py::call_guard<py::gil_scoped_release>());
 }
