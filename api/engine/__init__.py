@@ -48,10 +48,11 @@ class Engine:
         # modules). With the cyclic garbage collector on, it walked all of them seven times
         # while they were being created: 0.8-1.0 s of a 6 s start here. So the start runs with
         # it paused and ends, before /readyz says ready, in one of two ways:
+        # one full collection (0.4-0.5 s; a first start's GGUF conversion leaves a whole float32
+        # model, 538 MB, in a reference cycle: it must be collected, never frozen), and then
         # - wsgi.py paused it before the first import: this process serves this app for life,
-        #   so what the start made is frozen (``gc.freeze``: later collections skip it; about
-        #   11,000 objects of the start's own garbage, no tensor among them, stay with it);
-        # - otherwise (tests, an embedding program) one full collection, 0.4-0.5 s.
+        #   so what survived is frozen (``gc.freeze``: later collections skip it);
+        # - otherwise (tests, an embedding program) nothing more.
         # Either way the collector is on afterwards.
         for_life = not gc.isenabled()
         gc.disable()
@@ -61,7 +62,9 @@ class Engine:
             log.exception("model failed to load")
             self.load_error = exc
         finally:
-            gc.freeze() if for_life else gc.collect()
+            gc.collect()
+            if for_life:
+                gc.freeze()
             gc.enable()
         if self.load_error is None:
             log.info("model %s ready on %s (%s)", self.loaded.model_id, self.loaded.device,
