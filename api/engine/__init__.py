@@ -47,13 +47,12 @@ class Engine:
         # A start creates some two million objects (torch's, transformers', the model's
         # modules). With the cyclic garbage collector on, it walked all of them seven times
         # while they were being created: 0.8-1.0 s of a 6 s start here. So the start runs with
-        # it paused and ends, before /readyz says ready, in one of two ways:
-        # one full collection (0.4-0.5 s; a first start's GGUF conversion leaves a whole float32
-        # model, 538 MB, in a reference cycle: it must be collected, never frozen), and then
-        # - wsgi.py paused it before the first import: this process serves this app for life,
-        #   so what survived is frozen (``gc.freeze``: later collections skip it);
-        # - otherwise (tests, an embedding program) nothing more.
-        # Either way the collector is on afterwards.
+        # it paused, and ends, before /readyz says ready, with one full collection (0.4-0.5 s;
+        # a first start's GGUF conversion leaves a whole float32 model, 538 MB, in a reference
+        # cycle: it must be collected, never frozen). Where wsgi.py paused the collector before
+        # the first import, this process serves this app for life, and what survived is then
+        # frozen (``gc.freeze``: later collections skip it). Either way the collector is on
+        # afterwards.
         for_life = not gc.isenabled()
         gc.disable()
         try:

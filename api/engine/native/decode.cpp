@@ -249,12 +249,12 @@ void causal_softmax_(at::Tensor scores, int64_t new_) {
   TORCH_CHECK(new_ >= 1 && rows % new_ == 0 && new_ <= length,
               "rows must be a multiple of the new positions, which the length must hold");
   uint16_t* base = reinterpret_cast<uint16_t*>(scores.data_ptr<BFloat16>());
-  const int64_t all = scores.size(0) * rows, hidden = length - new_;
+  const int64_t all = scores.size(0) * rows, past = length - new_;
   at::parallel_for(0, all, std::max<int64_t>(1, 32768 / length), [&](int64_t begin, int64_t end) {
     std::vector<float> row(length);
     for (int64_t r = begin; r < end; ++r) {
       uint16_t* s = base + r * length;
-      const int64_t seen = hidden + (r % rows) % new_ + 1;
+      const int64_t seen = past + (r % rows) % new_ + 1;
       float top = bf16_bits_to_float(s[0]);
       for (int64_t j = 0; j < seen; ++j) {
         row[j] = bf16_bits_to_float(s[j]);
