@@ -19,8 +19,11 @@ from .schemas import Schemas
 from .security import register_security
 
 
-def create_app(test_config: dict[str, Any] | None = None) -> Flask:
-    """Build the app: defaults, then MNEMO_* environment variables, then ``test_config``."""
+def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool = False) -> Flask:
+    """Build the app: defaults, then MNEMO_* environment variables, then ``test_config``.
+
+    ``freeze_start``: this process serves this app for life (wsgi.py), so what its start made
+    is frozen out of later garbage collections (``Engine._start``)."""
     settings = Settings.load(overrides=test_config)
     app = Flask(__name__, static_folder=None)
     # No redirects: "/api//config" is a JSON 404 and "/api/config/" is served as "/api/config",
@@ -52,5 +55,5 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(module.bp)
     if settings.admin_keys:  # off unless configured: /admin/... is a 404
         app.register_blueprint(admin.bp)
-    Engine(settings).init_app(app)
+    Engine(settings, freeze_start=freeze_start).init_app(app)
     return app

@@ -1,13 +1,14 @@
 """A server process starts without Python's cyclic garbage collector: wsgi.py pauses it before
 the first import, and the engine freezes what the start made and turns it back on, whether the
 model loaded or not. An app built in-process (tests, a program embedding Mnemo) pauses it
-only while the model loads and ends with one collection: nothing of such a process is frozen,
-so what it drops (an app, a model) can still be collected."""
+only while the model loads, ends with one collection and leaves the collector as it found it:
+nothing of such a process is frozen, so what it drops (an app, a model) can still be collected."""
 
 from __future__ import annotations
 
 import gc
 import json
+import os
 import subprocess
 import sys
 
@@ -15,17 +16,39 @@ from api import create_app
 
 from .conftest import ROOT, tiny_config, wait_ready
 
+# Optionally (LITTER=1) the model's load leaves a tensor in a reference cycle, as a first
+# start's GGUF conversion does with a whole float32 model. After the start, the probe unfreezes
+# and collects with DEBUG_SAVEALL: what it finds is what the freeze had kept although it was
+# garbage.
 PROBE = r"""
-import gc, json, time
+import gc, json, os, time
+import torch
+import api.engine.loader as loader
+
+if os.environ.get("LITTER"):
+    real_load = loader.load
+    def load(settings):
+        cycle = {"weights": torch.zeros(1000)}
+        cycle["self"] = cycle
+        del cycle
+        return real_load(settings)
+    loader.load = load
+    import api.engine
+    api.engine.load = load
 import wsgi
 paused = not gc.isenabled()
 engine = wsgi.app.extensions["engine"]
 deadline = time.monotonic() + 120
 while not gc.isenabled() and time.monotonic() < deadline:
     time.sleep(0.02)
-print(json.dumps({"paused_while_loading": paused, "enabled": gc.isenabled(),
-                  "frozen": gc.get_freeze_count(), "ready": engine.ready.is_set(),
-                  "failed": engine.load_error is not None}))
+got = {"paused_while_loading": paused, "enabled": gc.isenabled(),
+       "frozen": gc.get_freeze_count(), "ready": engine.ready.is_set(),
+       "failed": engine.load_error is not None}
+gc.unfreeze()
+gc.set_debug(gc.DEBUG_SAVEALL)
+gc.collect()
+got["frozen_tensors"] = sum(isinstance(o, torch.Tensor) for o in gc.garbage)
+print(json.dumps(got))
 """
 
 
@@ -37,8 +60,6 @@ def probe(env: dict) -> dict:
 
 
 def test_a_server_process_starts_without_the_collector_and_freezes_its_start(tiny_dir, tmp_path):
-    import os
-
     env = {**os.environ, "MNEMO_MODEL": str(tiny_dir), "MNEMO_CACHE_DIR": str(tmp_path)}
     got = probe(env)
     assert got["paused_while_loading"] and got["ready"] and not got["failed"]
@@ -52,9 +73,36 @@ def test_a_server_process_starts_without_the_collector_and_freezes_its_start(tin
     assert got["enabled"] and got["frozen"] > 100_000
 
 
+def test_what_the_start_dropped_is_collected_not_frozen(tiny_dir, tmp_path):
+    got = probe({**os.environ, "MNEMO_MODEL": str(tiny_dir), "MNEMO_CACHE_DIR": str(tmp_path),
+                 "LITTER": "1"})
+    assert got["ready"] and got["frozen"] > 100_000
+    assert got["frozen_tensors"] == 0
+
+
+def test_a_server_process_whose_app_fails_to_build_collects_again(tmp_path):
+    code = ("import gc\ntry:\n    import wsgi\nexcept Exception as exc:\n"
+            "    print(type(exc).__name__, gc.isenabled())\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "MNEMO_MAX_QUEUE": "not a number"})
+    assert out.stdout.split() == ["ConfigError", "True"], out.stderr[-2000:]
+
+
 def test_an_app_built_in_process_collects_instead_of_freezing(tiny_dir, lora_dir, tmp_path_factory):
     frozen = gc.get_freeze_count()
     app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory))
     wait_ready(app)
     assert gc.isenabled()
     assert gc.get_freeze_count() == frozen == 0
+
+
+def test_an_app_built_in_process_leaves_a_paused_collector_paused(tiny_dir, lora_dir,
+                                                                  tmp_path_factory):
+    gc.disable()  # the host program's choice
+    try:
+        app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory))
+        wait_ready(app)
+        assert not gc.isenabled()
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.enable()

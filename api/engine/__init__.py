@@ -28,8 +28,9 @@ log = logging.getLogger("mnemo.engine")
 
 
 class Engine:
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, *, freeze_start: bool = False):
         self.settings = settings
+        self.freeze_start = freeze_start
         self.ready = threading.Event()
         self.load_error: BaseException | None = None
         self.loaded: Loaded | None = None
@@ -49,11 +50,11 @@ class Engine:
         # while they were being created: 0.8-1.0 s of a 6 s start here. So the start runs with
         # it paused, and ends, before /readyz says ready, with one full collection (0.4-0.5 s;
         # a first start's GGUF conversion leaves a whole float32 model, 538 MB, in a reference
-        # cycle: it must be collected, never frozen). Where wsgi.py paused the collector before
-        # the first import, this process serves this app for life, and what survived is then
-        # frozen (``gc.freeze``: later collections skip it). Either way the collector is on
-        # afterwards.
-        for_life = not gc.isenabled()
+        # cycle: it must be collected, never frozen). A server process (``freeze_start``, from
+        # wsgi.py, which paused the collector before its first import) serves this app for
+        # life: what survived is frozen (``gc.freeze``: later collections skip it) and the
+        # collector turned on. Otherwise the collector is left as the start found it.
+        was_on = gc.isenabled()
         gc.disable()
         try:
             self._load()
@@ -62,9 +63,10 @@ class Engine:
             self.load_error = exc
         finally:
             gc.collect()
-            if for_life:
+            if self.freeze_start:
                 gc.freeze()
-            gc.enable()
+            if was_on or self.freeze_start:
+                gc.enable()
         if self.load_error is None:
             log.info("model %s ready on %s (%s)", self.loaded.model_id, self.loaded.device,
                      self.loaded.dtype)
