@@ -8,9 +8,11 @@
 // writes reach later (10-340 ms measured under load), so a write based on a stale read can
 // overwrite a newer one, and a merge against a base cannot tell a stale copy from a revert or a
 // delete. So changes carry stamps: a write stamps what this tab changed since the version it
-// loaded or last wrote (each field in ``stamps``, each message's ``rev``, a deleted message's id
-// in ``gone``), and a merge keeps the newer of each field and message, whatever the order the
-// copies meet in. A tab that receives another's write merges it (``absorb``) and writes back
+// loaded or last wrote (each field in ``stamps``, each setting on its own, each message field in
+// the message's ``revs``, a new message as a whole in its ``rev``, a deleted message's id in
+// ``gone``), and a merge keeps the newer of each field, setting and message field, whatever the
+// order the copies meet in: a pin put in one tab and a status set by another on the same message
+// both stay. A tab that receives another's write merges it (``absorb``) and writes back
 // what it holds newer, so the tabs and the storage converge. Every write is guarded: a full
 // storage reports, never corrupts.
 import { upgrade } from "./tree.js";
@@ -68,20 +70,50 @@ export function load(id) {
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 // Fields that are not merged by stamp: identity, bookkeeping, and the stamps themselves.
 const UNSTAMPED = new Set(["id", "version", "created", "updated", "used", "messages", "stamps", "gone"]);
+// Fields merged key by key (stamped as "settings.temperature"): two tabs changing two settings
+// keep both.
+const KEYED = new Set(["settings"]);
+const MESSAGE_UNSTAMPED = new Set(["id", "rev", "revs"]);
 let clock = 0; // this tab's last stamp: stamps only grow, even if the system clock steps back
 const tick = () => (clock = Math.max(clock + 1, Date.now()));
+// The keys of the objects together ("__proto__" left out: a stored or imported copy is data).
+const keysOf = (...objects) => new Set(objects.flatMap((o) => (o && typeof o === "object" ? Object.keys(o) : []))
+  .filter((key) => key !== "__proto__"));
+
+// The stamp of a conversation field or setting: a setting never stamped on its own has its
+// whole field's (a copy written before settings were stamped one by one).
+const fieldStamp = (stamps, key, sub) => (sub === undefined ? stamps[key] : stamps[`${key}.${sub}`] ?? stamps[key]);
+// A message field's stamp: its own, or the message's (when it was added, or last changed as a
+// whole by a copy from before fields were stamped one by one).
+const revOf = (m, field) => (m.revs && m.revs[field]) ?? m.rev ?? 0;
+const lastChange = (m) => Math.max(m.rev || 0, ...Object.values(m.revs || {}));
 
 // Stamp what ``conv`` changed since ``base``, in place. Without a base (a new conversation, an
 // import, an undone delete) what has no stamp yet is new, and stamps it carries are kept.
 function stamp(conv, base) {
   const stamps = conv.stamps = conv.stamps || {}, gone = conv.gone = conv.gone || {};
   const t = tick(), changed = (a, b, old) => (base ? !same(a, b) : old === undefined);
-  for (const key of new Set([...Object.keys(conv), ...Object.keys(base || {})])) {
-    if (!UNSTAMPED.has(key) && changed(conv[key], base && base[key], stamps[key])) stamps[key] = t;
+  for (const key of keysOf(conv, base)) {
+    if (UNSTAMPED.has(key)) continue;
+    if (!KEYED.has(key)) {
+      if (changed(conv[key], base && base[key], stamps[key])) stamps[key] = t;
+      continue;
+    }
+    const mine = conv[key] || {}, theirs = (base && base[key]) || {};
+    for (const sub of keysOf(mine, theirs)) {
+      if (changed(mine[sub], theirs[sub], fieldStamp(stamps, key, sub))) stamps[`${key}.${sub}`] = t;
+    }
   }
   const before = new Map(base ? base.messages.map((m) => [m.id, m]) : []);
   for (const m of conv.messages) {
-    if (changed(m, before.get(m.id), m.rev)) m.rev = t;
+    const old = before.get(m.id);
+    if (!old) {
+      if (base || m.rev === undefined) { m.rev = t; delete m.revs; } // new here
+    } else {
+      for (const field of keysOf(m, old)) {
+        if (!MESSAGE_UNSTAMPED.has(field) && !same(m[field], old[field])) (m.revs = m.revs || {})[field] = t;
+      }
+    }
     before.delete(m.id);
   }
   for (const id of before.keys()) gone[id] = t; // deleted here
@@ -94,33 +126,53 @@ function wins(a, ta, b, tb) {
   return !same(a, b) && JSON.stringify(a === undefined ? null : a) > JSON.stringify(b === undefined ? null : b);
 }
 
-// Merge ``theirs`` into ``mine`` (in place): the newer of every field and message; a message
-// either copy lacks is kept unless it was deleted after its last change. Returns whether
-// anything in ``mine`` changed.
+// Take ``theirs[key]`` into ``mine`` (in place: the page holds references to its objects).
+function take(mine, theirs, key) {
+  if (theirs[key] === undefined) delete mine[key]; else mine[key] = theirs[key];
+}
+
+// Merge ``theirs`` into ``mine`` (in place): the newer of every field, setting and message
+// field; a message either copy lacks is kept unless it was deleted after its last change.
+// Returns whether anything in ``mine`` changed.
 function merge(mine, theirs) {
   let changed = false;
   const stamps = mine.stamps = mine.stamps || {}, theirStamps = theirs.stamps || {};
   // this tab's next stamps come after every stamp it has seen (a clock behind another tab's)
   for (const t of [...Object.values(theirStamps), ...Object.values(theirs.gone || {}),
-                   ...theirs.messages.map((m) => m.rev || 0)]) clock = Math.max(clock, t);
-  for (const key of new Set([...Object.keys(theirs), ...Object.keys(theirStamps)])) {
-    if (UNSTAMPED.has(key) || !wins(theirs[key], theirStamps[key], mine[key], stamps[key])) continue;
-    if (theirs[key] === undefined) delete mine[key]; else mine[key] = theirs[key];
-    stamps[key] = theirStamps[key];
-    changed = true;
+                   ...theirs.messages.map(lastChange)]) clock = Math.max(clock, t);
+  for (const key of keysOf(theirs, mine)) {
+    if (UNSTAMPED.has(key)) continue;
+    if (!KEYED.has(key)) {
+      if (!wins(theirs[key], theirStamps[key], mine[key], stamps[key])) continue;
+      take(mine, theirs, key);
+      stamps[key] = theirStamps[key];
+      changed = true;
+      continue;
+    }
+    const there = theirs[key] || {};
+    if (!mine[key] || typeof mine[key] !== "object") mine[key] = {};
+    for (const sub of keysOf(there, mine[key])) {
+      const t = fieldStamp(theirStamps, key, sub);
+      if (!wins(there[sub], t, mine[key][sub], fieldStamp(stamps, key, sub))) continue;
+      take(mine[key], there, sub);
+      stamps[`${key}.${sub}`] = t;
+      changed = true;
+    }
   }
   const gone = mine.gone = mine.gone || {};
   for (const [id, t] of Object.entries(theirs.gone || {})) {
     if (!(gone[id] >= t)) gone[id] = t;
   }
-  const deleted = (m) => gone[m.id] >= (m.rev || 0);
+  const deleted = (m) => gone[m.id] >= lastChange(m);
   const t = new Map(theirs.messages.map((m) => [m.id, m]));
   const out = [];
   for (const m of mine.messages) {
     const now = t.get(m.id);
-    if (now && wins(now, now.rev, m, m.rev)) {
-      for (const key of Object.keys(m)) delete m[key]; // in place: the page holds references
-      Object.assign(m, now);
+    for (const field of now ? keysOf(now, m) : []) {
+      if (MESSAGE_UNSTAMPED.has(field) || !wins(now[field], revOf(now, field), m[field], revOf(m, field))) continue;
+      const rev = revOf(now, field);
+      take(m, now, field);
+      (m.revs = m.revs || {})[field] = rev;
       changed = true;
     }
     if (deleted(m)) changed = true; else out.push(m);
@@ -275,7 +327,10 @@ export function importData(data) {
 function fromFile(conv) {
   const now = Date.now(), clamp = (t) => Math.min(t, now);
   for (const key of Object.keys(conv.stamps)) conv.stamps[key] = clamp(conv.stamps[key]);
-  for (const m of conv.messages) if (m.rev !== undefined) m.rev = clamp(m.rev);
+  for (const m of conv.messages) {
+    if (m.rev !== undefined) m.rev = clamp(m.rev);
+    for (const field of Object.keys(m.revs || {})) m.revs[field] = clamp(m.revs[field]);
+  }
   for (const m of conv.messages) delete conv.gone[m.id];
   for (const id of Object.keys(conv.gone)) conv.gone[id] = clamp(conv.gone[id]);
   return conv;

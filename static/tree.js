@@ -33,6 +33,7 @@ export function upgrade(conv) {
     if (typeof m.content !== "string") m.content = m.content == null ? "" : String(m.content);
     if (!ROLES.has(m.role)) m.role = m.role === "system" ? "user" : "assistant";
     if (m.rev !== undefined && !validStamp(m.rev)) delete m.rev;
+    if (m.revs !== undefined) m.revs = stampsOf(m.revs); // each field's (store.js)
     if (m.parent === undefined) m.parent = prev;
     prev = m.id;
     ids.add(m.id);

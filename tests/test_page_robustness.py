@@ -111,6 +111,49 @@ def test_a_tab_writing_from_a_stale_read_loses_nothing_of_the_other_tab(context,
     assert a.errors == [] and b.errors == []
 
 
+def test_two_tabs_changing_different_fields_of_one_message_and_of_the_settings_keep_both(
+        context, live, app, monkeypatch):
+    """Tab B pins the question tab A is still answering and sets the maximum turns, while A,
+    from a stale view, sets the temperature and then marks the question answered: the pin and
+    the status are two fields of one message, the two settings two keys of one object, and
+    every one of the four changes stays, in storage and in both tabs."""
+    a = open_page(context, live.url)
+    send(a, "Question from A")
+    wait_reply(a, 2)
+    b = open_page(context, live.url)
+    expect(b.locator(".msg")).to_have_count(2)
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    set_max_new_tokens(a, 48)
+    send(a, "A talks for a while")
+    wait_partial_reply(a, 3)
+    b.wait_for_function("() => document.querySelectorAll('.msg').length === 4")
+    release = stale_view(a)  # from here A's saves cannot see B's changes
+    question = b.locator(".msg.user").nth(1)
+    question.get_by_role("button", name="Pin").click()
+    b.click("#toggle-settings")
+    b.fill("#set-max-turns", "3")
+    b.dispatch_event("#set-max-turns", "change")
+    b.wait_for_function("() => window.MnemoStore.list()[0].settings.max_turns === 3")
+    a.fill("#set-temperature", "0.5")
+    a.dispatch_event("#set-temperature", "change")
+    wait_reply(a, 4)  # A's last save marks the question answered
+    release()
+    a.fill("#input", "")  # a later change in A: its save now meets B's copy
+    send(a, "A after")
+    wait_reply(a, 6)
+    for page in (a, b):
+        page.wait_for_function("""() => { const c = window.MnemoStore.list()[0];
+            return c.messages.length === 6 && c.messages[2].pinned === true; }""")
+    for conv in (stored(a)[0], stored(b)[0]):
+        asked = conv["messages"][2]
+        assert (asked["content"], asked["status"], asked.get("pinned")) == (
+            "A talks for a while", "ok", True)
+        assert (conv["settings"]["max_turns"], conv["settings"]["temperature"]) == (3, 0.5)
+    expect(a.locator(".msg.user").nth(1).locator(".pin-mark")).to_have_count(1)
+    expect(a.locator("#set-max-turns")).to_have_value("3")
+    assert a.errors == [] and b.errors == []
+
+
 def test_a_tab_renaming_from_a_stale_read_deletes_no_message_of_the_other_tab(context, live):
     """Tab B still sees the conversation as it was before tab A's second exchange when B renames
     it: B's write lacks A's messages, and they are kept, not taken for deleted."""
