@@ -106,5 +106,5 @@ def stop_engine(worker) -> None:
     exception", SIGABRT) instead of letting it exit cleanly."""
     wsgi = getattr(worker, "wsgi", None)  # absent when the app failed to build (bad setting)
     engine = wsgi.extensions.get("engine") if hasattr(wsgi, "extensions") else None
-    if engine is not None and engine.scheduler is not None:
-        engine.scheduler.stop()
+    if engine is not None:
+        engine.stop()

@@ -2,7 +2,8 @@
 the first import, and the engine freezes what the start made and turns it back on, whether the
 model loaded or not. An app built in-process (tests, a program embedding Mnemo) pauses it
 only while the model loads, ends with one collection and leaves the collector as it found it:
-nothing of such a process is frozen, so what it drops (an app, a model) can still be collected."""
+nothing of such a process is frozen, so what it drops (an app, a model) can still be collected.
+Whatever built the app, its generation thread is stopped before the interpreter shuts down."""
 
 from __future__ import annotations
 
@@ -106,3 +107,25 @@ def test_an_app_built_in_process_leaves_a_paused_collector_paused(tiny_dir, lora
         assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
+
+
+EXIT_PROBE = r"""
+import atexit, json, threading
+def report():  # registered first, so it runs after the engine's hook (last in, first out)
+    print(json.dumps(sorted(t.name for t in threading.enumerate() if t.name == "mnemo-generate")))
+atexit.register(report)
+from api import create_app
+app = create_app({"warmup": True, "adapters": {}})
+assert app.extensions["engine"].ready.wait(120)
+"""
+
+
+def test_a_process_that_built_an_app_stops_its_generation_thread_at_exit(tiny_dir, tmp_path):
+    """A generation thread left running into the interpreter's shutdown can abort the process
+    (SIGABRT) while it is inside torch: whatever built the app, it is stopped and joined."""
+    out = subprocess.run([sys.executable, "-c", EXIT_PROBE], cwd=ROOT, capture_output=True,
+                         text=True, timeout=180,
+                         env={**os.environ, "MNEMO_MODEL": str(tiny_dir),
+                              "MNEMO_CACHE_DIR": str(tmp_path)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -7,9 +7,11 @@ loaded and warmed up. Requests reach the model only through ``submit``.
 
 from __future__ import annotations
 
+import atexit
 import gc
 import logging
 import threading
+import weakref
 from pathlib import Path
 
 from flask import Flask
@@ -43,6 +45,16 @@ class Engine:
     def init_app(self, app: Flask) -> None:
         app.extensions["engine"] = self
         threading.Thread(target=self._start, name="mnemo-load", daemon=True).start()
+        # A generation thread still inside torch when the interpreter shuts down aborts the
+        # process (SIGABRT, "terminate called without an active exception"), so it is stopped
+        # and joined at exit, whatever built the app (gunicorn's worker_exit does it earlier).
+        # A weak reference: an app the process drops can still be collected.
+        atexit.register(_stop_at_exit, weakref.ref(self))
+
+    def stop(self) -> None:
+        """Stop and join the generation thread (the model stays loaded)."""
+        if self.scheduler is not None:
+            self.scheduler.stop()
 
     def _start(self) -> None:
         # A start creates some two million objects (torch's, transformers', the model's
@@ -199,3 +211,9 @@ class Engine:
                 raise UnknownAdapter(f"The adapter {adapter!r} was just unloaded.", param="adapter")
             key = found.key
         return self.scheduler.submit(GenRequest(prompt_ids, params, key, tenant, keep_kv))
+
+
+def _stop_at_exit(ref: weakref.ref) -> None:
+    engine = ref()
+    if engine is not None:
+        engine.stop()
