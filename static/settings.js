@@ -33,15 +33,24 @@ export function initSettings(app) {
     $("set-system").value = s.system || "";
     $("set-apikey").value = localStorage.getItem(KEY) || "";
   }
-  function readSettings() {
-    const num = (id, fallback) => { const v = Number($(id).value); return Number.isFinite(v) && v > 0 ? v : fallback; };
-    const s = app.current.settings;
-    s.template = $("set-template").value;
-    s.adapter = $("set-adapter").value;
-    s.max_turns = Math.round(num("set-max-turns", s.max_turns));
-    s.max_new_tokens = Math.round(num("set-max-new", s.max_new_tokens));
-    s.temperature = Math.max(0, Number($("set-temperature").value) || 0);
-    s.system = $("set-system").value;
+  // Only the setting whose input changed is written: the form may hold a stale value of another
+  // (a change another tab made while this tab did not re-render), which must not revert it.
+  const READERS = {
+    "set-template": (s) => { s.template = $("set-template").value; },
+    "set-adapter": (s) => { s.adapter = $("set-adapter").value; },
+    "set-max-turns": (s) => { s.max_turns = Math.round(num("set-max-turns", s.max_turns)); },
+    "set-max-new": (s) => { s.max_new_tokens = Math.round(num("set-max-new", s.max_new_tokens)); },
+    "set-temperature": (s) => { s.temperature = Math.max(0, Number($("set-temperature").value) || 0); },
+    "set-system": (s) => { s.system = $("set-system").value; },
+  };
+  function num(id, fallback) {
+    const v = Number($(id).value);
+    return Number.isFinite(v) && v > 0 ? v : fallback;
+  }
+  function readSettings(event) {
+    const read = READERS[event.target.id];
+    if (!read) return;
+    read(app.current.settings);
     app.save();
   }
 

@@ -80,13 +80,50 @@ const tick = () => (clock = Math.max(clock + 1, Date.now()));
 const keysOf = (...objects) => new Set(objects.flatMap((o) => (o && typeof o === "object" ? Object.keys(o) : []))
   .filter((key) => key !== "__proto__"));
 
-// The stamp of a conversation field or setting: a setting never stamped on its own has its
-// whole field's (a copy written before settings were stamped one by one).
-const fieldStamp = (stamps, key, sub) => (sub === undefined ? stamps[key] : stamps[`${key}.${sub}`] ?? stamps[key]);
-// A message field's stamp: its own, or the message's (when it was added, or last changed as a
-// whole by a copy from before fields were stamped one by one).
-const revOf = (m, field) => (m.revs && m.revs[field]) ?? m.rev ?? 0;
-const lastChange = (m) => Math.max(m.rev || 0, ...Object.values(m.revs || {}));
+const maxOf = (values) => { let top = 0; for (const t of values) if (t > top) top = t; return top; };
+
+// Per-key stamps of one object (a message's fields in its ``revs``; the settings' keys in
+// ``stamps["settings.<key>"]``), beside the object's whole stamp (the message's ``rev``,
+// ``stamps.settings``), which every change also moves on: a page from before per-key stamps
+// reads only the whole one, and moves only it. So a whole stamp newer than every key's is such
+// a page's change of the whole object, and stands for each key; a copy with no key stamps yet
+// has its whole stamp for each key too.
+function keyStamp(whole, stamps, key) {
+  const top = maxOf(Object.values(stamps));
+  return (whole || 0) > top ? whole || 0 : stamps[key] || 0;
+}
+// Every key's stamp, explicit, before one of them changes (the others keep what they had).
+function explicit(whole, stamps, keys) {
+  const out = {};
+  for (const key of keys) out[key] = keyStamp(whole, stamps, key);
+  return out;
+}
+
+const settingStamps = (stamps, key) => {
+  const out = {};
+  for (const [name, t] of Object.entries(stamps)) {
+    if (name.startsWith(key + ".")) out[name.slice(key.length + 1)] = t;
+  }
+  return out;
+};
+const fieldsOf = (m, ...more) => [...keysOf(m, m.revs, ...more)].filter((f) => !MESSAGE_UNSTAMPED.has(f));
+const revOf = (m, field) => keyStamp(m.rev, m.revs || {}, field);
+const lastChange = (m) => Math.max(m.rev || 0, maxOf(Object.values(m.revs || {})));
+
+// Set the stamps of ``changes`` (key -> stamp) of a keyed object, the others made explicit.
+function restampMessage(m, changes, others) {
+  const revs = explicit(m.rev, m.revs || {}, fieldsOf(m, others));
+  Object.assign(revs, changes);
+  m.revs = revs;
+  m.rev = Math.max(m.rev || 0, maxOf(Object.values(revs)));
+}
+function restampSetting(stamps, key, value, changes, others) {
+  const mine = settingStamps(stamps, key);
+  const revs = explicit(stamps[key], mine, keysOf(value, mine, others));
+  Object.assign(revs, changes);
+  for (const [sub, t] of Object.entries(revs)) stamps[`${key}.${sub}`] = t;
+  stamps[key] = Math.max(stamps[key] || 0, maxOf(Object.values(revs)));
+}
 
 // Stamp what ``conv`` changed since ``base``, in place. Without a base (a new conversation, an
 // import, an undone delete) what has no stamp yet is new, and stamps it carries are kept.
@@ -99,20 +136,25 @@ function stamp(conv, base) {
       if (changed(conv[key], base && base[key], stamps[key])) stamps[key] = t;
       continue;
     }
-    const mine = conv[key] || {}, theirs = (base && base[key]) || {};
+    const mine = conv[key] || {}, theirs = (base && base[key]) || {}, changes = {};
     for (const sub of keysOf(mine, theirs)) {
-      if (changed(mine[sub], theirs[sub], fieldStamp(stamps, key, sub))) stamps[`${key}.${sub}`] = t;
+      if (base ? !same(mine[sub], theirs[sub]) : stamps[key] === undefined) changes[sub] = t;
     }
+    if (Object.keys(changes).length) restampSetting(stamps, key, mine, changes, theirs);
   }
   const before = new Map(base ? base.messages.map((m) => [m.id, m]) : []);
   for (const m of conv.messages) {
     const old = before.get(m.id);
     if (!old) {
-      if (base || m.rev === undefined) { m.rev = t; delete m.revs; } // new here
-    } else {
-      for (const field of keysOf(m, old)) {
-        if (!MESSAGE_UNSTAMPED.has(field) && !same(m[field], old[field])) (m.revs = m.revs || {})[field] = t;
+      if (base || m.rev === undefined) { // new here: every field stamped now
+        m.revs = {};
+        for (const field of fieldsOf(m)) m.revs[field] = t;
+        m.rev = t;
       }
+    } else {
+      const changes = {};
+      for (const field of fieldsOf(m, old)) if (!same(m[field], old[field])) changes[field] = t;
+      if (Object.keys(changes).length) restampMessage(m, changes, old);
     }
     before.delete(m.id);
   }
@@ -138,8 +180,8 @@ function merge(mine, theirs) {
   let changed = false;
   const stamps = mine.stamps = mine.stamps || {}, theirStamps = theirs.stamps || {};
   // this tab's next stamps come after every stamp it has seen (a clock behind another tab's)
-  for (const t of [...Object.values(theirStamps), ...Object.values(theirs.gone || {}),
-                   ...theirs.messages.map(lastChange)]) clock = Math.max(clock, t);
+  clock = Math.max(clock, maxOf(Object.values(theirStamps)), maxOf(Object.values(theirs.gone || {})),
+                   maxOf(theirs.messages.map(lastChange)));
   for (const key of keysOf(theirs, mine)) {
     if (UNSTAMPED.has(key)) continue;
     if (!KEYED.has(key)) {
@@ -149,15 +191,17 @@ function merge(mine, theirs) {
       changed = true;
       continue;
     }
-    const there = theirs[key] || {};
+    const there = theirs[key] || {}, theirSubs = settingStamps(theirStamps, key);
     if (!mine[key] || typeof mine[key] !== "object") mine[key] = {};
-    for (const sub of keysOf(there, mine[key])) {
-      const t = fieldStamp(theirStamps, key, sub);
-      if (!wins(there[sub], t, mine[key][sub], fieldStamp(stamps, key, sub))) continue;
-      take(mine[key], there, sub);
-      stamps[`${key}.${sub}`] = t;
-      changed = true;
+    const mineSubs = settingStamps(stamps, key), changes = {};
+    for (const sub of keysOf(there, mine[key], theirSubs, mineSubs)) {
+      const t = keyStamp(theirStamps[key], theirSubs, sub);
+      if (wins(there[sub], t, mine[key][sub], keyStamp(stamps[key], mineSubs, sub))) changes[sub] = t;
     }
+    if (!Object.keys(changes).length) continue;
+    restampSetting(stamps, key, mine[key], changes, there);
+    for (const sub of Object.keys(changes)) take(mine[key], there, sub);
+    changed = true;
   }
   const gone = mine.gone = mine.gone || {};
   for (const [id, t] of Object.entries(theirs.gone || {})) {
@@ -167,12 +211,14 @@ function merge(mine, theirs) {
   const t = new Map(theirs.messages.map((m) => [m.id, m]));
   const out = [];
   for (const m of mine.messages) {
-    const now = t.get(m.id);
-    for (const field of now ? keysOf(now, m) : []) {
-      if (MESSAGE_UNSTAMPED.has(field) || !wins(now[field], revOf(now, field), m[field], revOf(m, field))) continue;
+    const now = t.get(m.id), changes = {};
+    for (const field of now ? fieldsOf(now, m) : []) {
       const rev = revOf(now, field);
-      take(m, now, field);
-      (m.revs = m.revs || {})[field] = rev;
+      if (wins(now[field], rev, m[field], revOf(m, field))) changes[field] = rev;
+    }
+    if (Object.keys(changes).length) {
+      restampMessage(m, changes, now);
+      for (const field of Object.keys(changes)) take(m, now, field);
       changed = true;
     }
     if (deleted(m)) changed = true; else out.push(m);

@@ -116,9 +116,10 @@ def test_a_conversation_stored_by_the_previous_format_is_migrated_whole(context,
     assert conv["version"] == 2 and conv["leaf"] == "m3"
     assert [m["parent"] for m in conv["messages"]] == [None, "m1", "m2"]
     for old, new in zip(V1["messages"], conv["messages"], strict=True):
-        # every field kept; format 2 adds the branch parent and the merge's revision stamp
-        assert {k: v for k, v in new.items() if k not in ("parent", "rev")} == old
+        # every field kept; format 2 adds the branch parent and the merge's revision stamps
+        assert {k: v for k, v in new.items() if k not in ("parent", "rev", "revs")} == old
         assert new["rev"] > 0
+        assert new["revs"] == {k: new["rev"] for k in new if k not in ("id", "rev", "revs")}
     assert {k: conv[k] for k in V1 if k != "messages"} == {k: V1[k] for k in V1 if k != "messages"}
     # The failed message can still be retried, and the history sent is the migrated one.
     bodies = []

@@ -154,6 +154,32 @@ def test_two_tabs_changing_different_fields_of_one_message_and_of_the_settings_k
     assert a.errors == [] and b.errors == []
 
 
+def test_a_setting_changed_in_a_tab_that_did_not_redraw_keeps_the_other_tabs_settings(context, live):
+    """Tab A has a message's edit box open, so it does not redraw when tab B changes the
+    temperature, and its form still shows the old one; A then changes the maximum turns: only
+    that setting is written, and B's temperature stays."""
+    a = open_page(context, live.url)
+    send(a, "Question from A")
+    wait_reply(a, 2)
+    b = open_page(context, live.url)
+    expect(b.locator(".msg")).to_have_count(2)
+    a.locator(".msg.user").first.get_by_role("button", name="Edit").click()
+    a.wait_for_selector(".edit-box")
+    for page in (a, b):
+        page.click("#toggle-settings")
+    b.fill("#set-temperature", "0.7")
+    b.dispatch_event("#set-temperature", "change")
+    a.wait_for_function("() => window.MnemoStore.list()[0].settings.temperature === 0.7")
+    expect(a.locator("#set-temperature")).not_to_have_value("0.7")  # A's form is stale
+    a.fill("#set-max-turns", "4")
+    a.dispatch_event("#set-max-turns", "change")
+    b.wait_for_function("() => window.MnemoStore.list()[0].settings.max_turns === 4")
+    for page in (a, b):
+        settings = stored(page)[0]["settings"]
+        assert (settings["max_turns"], settings["temperature"]) == (4, 0.7)
+    assert a.errors == [] and b.errors == []
+
+
 def test_a_tab_renaming_from_a_stale_read_deletes_no_message_of_the_other_tab(context, live):
     """Tab B still sees the conversation as it was before tab A's second exchange when B renames
     it: B's write lacks A's messages, and they are kept, not taken for deleted."""
