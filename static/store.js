@@ -9,8 +9,8 @@
 // overwrite a newer one, and a merge against a base cannot tell a stale copy from a revert or a
 // delete. So changes carry stamps: a write stamps what this tab changed since the version it
 // loaded or last wrote (each field in ``stamps``, each setting on its own, each message field in
-// the message's ``revs``, a new message as a whole in its ``rev``, a deleted message's id in
-// ``gone``), and a merge keeps the newer of each field, setting and message field, whatever the
+// the message's ``revs`` and, moved on by every change to it, in its ``rev``; a deleted
+// message's id in ``gone``), and a merge keeps the newer of each field, setting and message field, whatever the
 // order the copies meet in: a pin put in one tab and a status set by another on the same message
 // both stay. A tab that receives another's write merges it (``absorb``) and writes back
 // what it holds newer, so the tabs and the storage converge. Every write is guarded: a full
@@ -88,14 +88,15 @@ const maxOf = (values) => { let top = 0; for (const t of values) if (t > top) to
 // reads only the whole one, and moves only it. So a whole stamp newer than every key's is such
 // a page's change of the whole object, and stands for each key; a copy with no key stamps yet
 // has its whole stamp for each key too.
-function keyStamp(whole, stamps, key) {
-  const top = maxOf(Object.values(stamps));
-  return (whole || 0) > top ? whole || 0 : stamps[key] || 0;
+// Returns key -> its stamp (the newest key stamp found once, not once per key).
+function keyStamps(whole, stamps) {
+  const top = maxOf(Object.values(stamps)), all = (whole || 0) > top ? whole || 0 : null;
+  return (key) => all ?? (stamps[key] || 0);
 }
 // Every key's stamp, explicit, before one of them changes (the others keep what they had).
 function explicit(whole, stamps, keys) {
-  const out = {};
-  for (const key of keys) out[key] = keyStamp(whole, stamps, key);
+  const of = keyStamps(whole, stamps), out = {};
+  for (const key of keys) out[key] = of(key);
   return out;
 }
 
@@ -107,7 +108,7 @@ const settingStamps = (stamps, key) => {
   return out;
 };
 const fieldsOf = (m, ...more) => [...keysOf(m, m.revs, ...more)].filter((f) => !MESSAGE_UNSTAMPED.has(f));
-const revOf = (m, field) => keyStamp(m.rev, m.revs || {}, field);
+const revsOf = (m) => keyStamps(m.rev, m.revs || {});
 const lastChange = (m) => Math.max(m.rev || 0, maxOf(Object.values(m.revs || {})));
 
 // Set the stamps of ``changes`` (key -> stamp) of a keyed object, the others made explicit.
@@ -193,10 +194,11 @@ function merge(mine, theirs) {
     }
     const there = theirs[key] || {}, theirSubs = settingStamps(theirStamps, key);
     if (!mine[key] || typeof mine[key] !== "object") mine[key] = {};
-    const mineSubs = settingStamps(stamps, key), changes = {};
+    const theirOf = keyStamps(theirStamps[key], theirSubs), mineSubs = settingStamps(stamps, key);
+    const mineOf = keyStamps(stamps[key], mineSubs), changes = {};
     for (const sub of keysOf(there, mine[key], theirSubs, mineSubs)) {
-      const t = keyStamp(theirStamps[key], theirSubs, sub);
-      if (wins(there[sub], t, mine[key][sub], keyStamp(stamps[key], mineSubs, sub))) changes[sub] = t;
+      const t = theirOf(sub);
+      if (wins(there[sub], t, mine[key][sub], mineOf(sub))) changes[sub] = t;
     }
     if (!Object.keys(changes).length) continue;
     restampSetting(stamps, key, mine[key], changes, there);
@@ -212,9 +214,10 @@ function merge(mine, theirs) {
   const out = [];
   for (const m of mine.messages) {
     const now = t.get(m.id), changes = {};
+    const theirOf = now && revsOf(now), mineOf = now && revsOf(m);
     for (const field of now ? fieldsOf(now, m) : []) {
-      const rev = revOf(now, field);
-      if (wins(now[field], rev, m[field], revOf(m, field))) changes[field] = rev;
+      const rev = theirOf(field);
+      if (wins(now[field], rev, m[field], mineOf(field))) changes[field] = rev;
     }
     if (Object.keys(changes).length) {
       restampMessage(m, changes, now);
