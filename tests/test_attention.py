@@ -194,3 +194,25 @@ def test_float32_and_the_setting_off_keep_sdpa(smol_dir, tokenizer, monkeypatch)
             cache = new_cache()
             forward(input_ids=ids[None, :300], position_ids=torch.arange(300)[None], cache=cache)
             forward(input_ids=ids[None, 300:316], position_ids=torch.arange(300, 316)[None], cache=cache)
+
+
+def test_bf16_attention_only_where_onednn_multiplies_bfloat16(smol_dir, monkeypatch, caplog):
+    """Without oneDNN's bfloat16 path (an AVX2 CPU) torch's bfloat16 products are plain loops:
+    turn 20's attention took 111 against SDPA's 4.3 ms a layer there. The loader then keeps
+    SDPA and says why; tests/test_quantize.py checks the real probe under ONEDNN_MAX_CPU_ISA."""
+    from transformers import AutoModelForCausalLM
+
+    from api.engine import loader
+    from api.engine.quantize import quantize
+
+    quantized = AutoModelForCausalLM.from_pretrained(smol_dir).eval()
+    quantize(quantized, "int4")
+    settings = Settings.load(overrides={"adapters": {}, "quantize": "int4"})
+    monkeypatch.setattr(loader, "dense_unsupported", lambda: None)
+    assert loader.bf16_attention(quantized, settings)
+    assert not loader.bf16_attention(quantized, Settings.load(overrides={
+        "adapters": {}, "quantize": "int4", "bf16_attention": False}))
+    monkeypatch.setattr(loader, "dense_unsupported", lambda: "bf16 path needs avx512bw")
+    with caplog.at_level("INFO", logger="mnemo.loader"):
+        assert not loader.bf16_attention(quantized, settings)
+    assert "attend in float32 (SDPA), not bfloat16: bf16 path needs avx512bw" in caplog.text

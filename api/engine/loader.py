@@ -23,7 +23,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 from ..config import ConfigError, Settings
 from . import native, packing
 from .lean import LeanForward, joins, unsupported
-from .quantize import QuantLinear, dense_unsupported, quantize
+from .quantize import DENSE_ROWS, QuantLinear, dense_unsupported, quantize
 from .store import Store, file_tag, staging
 
 log = logging.getLogger("mnemo.loader")
@@ -189,14 +189,32 @@ def load(settings: Settings) -> Loaded:
 
 
 def dense_weights(model, settings: Settings, device: torch.device) -> bool:
-    """Whether int8/int4 layers get bfloat16 weights for products of many rows: only where
-    the lean forward will run and pack them, and the CPU can multiply in bfloat16."""
+    """Whether int8/int4 layers get dequantized weights for products of many rows (stored in
+    bfloat16, multiplied in ``quantize.dense_dtype()``): only where the lean forward will run
+    and pack them."""
     if not settings.bf16_prefill:
         return False
     why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
-    why = why or dense_unsupported()
     if why is not None:
-        log.info("every product runs torch's int kernels (no bfloat16 weights): %s", why)
+        log.info("every product runs torch's int kernels (no dequantized weights): %s", why)
+        return False
+    without = dense_unsupported()
+    if without is not None:
+        log.info("products of %d rows or more multiply dequantized weights in float32 "
+                 "(4 bytes a weight), not bfloat16: %s", DENSE_ROWS[torch.float32], without)
+    return True
+
+
+def bf16_attention(model, settings: Settings) -> bool:
+    """Whether a quantized model's turn prefills attend in bfloat16 (``attention``): only on
+    a CPU whose oneDNN multiplies bfloat16. Elsewhere torch's bfloat16 products fall back to
+    plain loops: on an AVX2-only CPU turn 20's attention took 111 against float32 SDPA's
+    4.3 ms a layer (docs/benchmarks.md)."""
+    if not settings.bf16_attention or not any(isinstance(m, QuantLinear) for m in model.modules()):
+        return False
+    why = dense_unsupported()
+    if why is not None:
+        log.info("turn prefills attend in float32 (SDPA), not bfloat16: %s", why)
     return why is None
 
 
@@ -213,7 +231,7 @@ def lean_forward(model, settings: Settings, device: torch.device,
         own_memory(model)
     lean = None
     if why is None:
-        lean = LeanForward(model, packed=packed > 0, bf16_attention=settings.bf16_attention)
+        lean = LeanForward(model, packed=packed > 0, bf16_attention=bf16_attention(model, settings))
     else:
         log.info("transformers' forward serves every request: %s", why)
     for module in model.modules():  # bfloat16 weights no forward of the lean one packed

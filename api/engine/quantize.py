@@ -32,9 +32,11 @@ log = logging.getLogger("mnemo.engine")
 
 GROUP = 32  # int4: input columns per scale/offset, as in llama.cpp's Q4_0/Q4_1
 MODES = ("none", "int8", "int4")
-# Rows of activations from which a layer's bfloat16 weights (``QuantLinear.dense``) multiply
-# faster than torch's int4/int8 kernels: 1.4-2 x at 8 rows, 2.2-2.7 x at 57; slower at 1.
-DENSE_ROWS = 8
+# Rows of activations from which a layer's dequantized weights (``QuantLinear.dense``) multiply
+# faster than torch's int4/int8 kernels, by their dtype: in bfloat16 1.4-2 x at 8 rows, 2.2-2.7 x
+# at 57 on an AVX-512 CPU, slower at 1; in float32 on an AVX2 CPU (``dense_dtype``) slower at 8
+# rows (0.40 against 0.33 ms for 1536 x 576 at int4), faster at 16 (0.56 against 0.80).
+DENSE_ROWS = {torch.bfloat16: 8, torch.float32: 16}
 
 
 def _grid(w: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
@@ -63,11 +65,20 @@ def dense_unsupported() -> str | None:
     oneDNN's bfloat16 path needs AVX-512 (BW, VL, DQ) or AVX-NE-CONVERT; elsewhere packing raises."""
     try:
         w = torch.ops.mkldnn._reorder_linear_weight(torch.ones(16, 16, dtype=torch.bfloat16), 1)
-        torch.ops.mkldnn._linear_pointwise(torch.ones(DENSE_ROWS, 16, dtype=torch.bfloat16),
+        torch.ops.mkldnn._linear_pointwise(torch.ones(8, 16, dtype=torch.bfloat16),
                                            w, None, "none", [], "")
     except RuntimeError as exc:
         return str(exc).splitlines()[0]
     return None
+
+
+def dense_dtype() -> torch.dtype:
+    """The dtype of ``QuantLinear.dense``: bfloat16 where oneDNN multiplies it, else float32.
+    Without bfloat16 instructions (an AVX2 CPU) torch's int4 kernel is no faster than oneDNN's
+    float32 product even at one row (0.113 against 0.130 ms for 1536 x 576) and is slower for
+    many (2.25 against 1.54 ms at 59 rows, 19.8 against 9.0 at 512): the stored bfloat16
+    weights, widened exactly to float32, serve many rows there, at 4 bytes a weight in memory."""
+    return torch.bfloat16 if dense_unsupported() is None else torch.float32
 
 
 def dequantized(linear: nn.Linear, mode: str) -> torch.Tensor:
@@ -108,11 +119,15 @@ class QuantLinear(nn.Module):
     def _no_dense(self) -> None:
         self.bf16: torch.Tensor | None = None  # dequantized weights, plain, until packed
         self.dense: torch.Tensor | None = None  # the same in oneDNN's layout (``pack_dense``)
+        self.dense_rows = 0  # rows from which ``dense`` serves a product
 
     def pack_dense(self) -> None:
-        """Reorder ``bf16`` for oneDNN into ``dense`` (products of DENSE_ROWS rows or more)."""
+        """Reorder ``bf16`` for oneDNN into ``dense`` (products of ``dense_rows`` rows or
+        more), in ``dense_dtype()``: the same numbers either way (bfloat16 widens exactly)."""
         if self.bf16 is not None:
-            self.dense = torch.ops.mkldnn._reorder_linear_weight(self.bf16, 1)
+            dtype = dense_dtype()
+            self.dense = torch.ops.mkldnn._reorder_linear_weight(self.bf16.to(dtype), 1)
+            self.dense_rows = DENSE_ROWS[dtype]
             self.bf16 = None
 
     @classmethod
@@ -178,8 +193,10 @@ class QuantLinear(nn.Module):
 
     def matmul(self, flat: torch.Tensor) -> torch.Tensor:
         """[rows, in] bfloat16 -> [rows, out] bfloat16, bias not included."""
-        if self.dense is not None and flat.shape[0] >= DENSE_ROWS:
-            return torch.ops.mkldnn._linear_pointwise(flat, self.dense, None, "none", [], "")
+        if self.dense is not None and flat.shape[0] >= self.dense_rows:
+            x = flat.to(self.dense.dtype)  # bfloat16, or float32 (exact) on an AVX2 CPU
+            return torch.ops.mkldnn._linear_pointwise(x, self.dense, None, "none", [], "").to(
+                torch.bfloat16)
         if self.mode == "int8":
             return torch.ops.aten._weight_int8pack_mm(flat, self.qweight, self.scales)
         return torch.ops.aten._weight_int4pack_mm_for_cpu(flat, self.qweight, GROUP, self.scales)
