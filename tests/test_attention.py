@@ -181,6 +181,10 @@ def test_a_turn_over_a_long_history_on_the_default_model(smol_dir, tokenizer, mo
 def test_float32_and_the_setting_off_keep_sdpa(smol_dir, tokenizer, monkeypatch):
     from transformers import AutoModelForCausalLM
 
+    from api.engine import loader
+
+    # as on a CPU whose oneDNN multiplies bfloat16: only the dtype and the setting keep SDPA
+    monkeypatch.setattr(loader, "dense_unsupported", lambda: None)
     monkeypatch.setattr(attention, "attend", lambda *a: pytest.fail("bfloat16 attention ran"))
     model = AutoModelForCausalLM.from_pretrained(smol_dir).eval()
     settings = Settings.load(overrides={"adapters": {}})
@@ -210,6 +214,7 @@ def test_bf16_attention_only_where_onednn_multiplies_bfloat16(smol_dir, monkeypa
     settings = Settings.load(overrides={"adapters": {}, "quantize": "int4"})
     monkeypatch.setattr(loader, "dense_unsupported", lambda: None)
     assert loader.bf16_attention(quantized, settings)
+    assert lean_of(smol_dir, "int4").bf16_attention  # what the loader builds takes it
     assert not loader.bf16_attention(quantized, Settings.load(overrides={
         "adapters": {}, "quantize": "int4", "bf16_attention": False}))
     monkeypatch.setattr(loader, "dense_unsupported", lambda: "bf16 path needs avx512bw")

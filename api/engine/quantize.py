@@ -62,7 +62,8 @@ def _grid(w: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor, torch
 @functools.cache
 def dense_unsupported() -> str | None:
     """Why this CPU cannot run bfloat16 products through oneDNN (None: it can); probed once.
-    oneDNN's bfloat16 path needs AVX-512 (BW, VL, DQ) or AVX-NE-CONVERT; elsewhere packing raises."""
+    oneDNN's bfloat16 path needs AVX-512 (BW, VL, DQ) or AVX-NE-CONVERT; elsewhere packing
+    bfloat16 weights raises, and ``dense_dtype`` gives float32."""
     try:
         w = torch.ops.mkldnn._reorder_linear_weight(torch.ones(16, 16, dtype=torch.bfloat16), 1)
         torch.ops.mkldnn._linear_pointwise(torch.ones(8, 16, dtype=torch.bfloat16),
@@ -74,10 +75,11 @@ def dense_unsupported() -> str | None:
 
 def dense_dtype() -> torch.dtype:
     """The dtype of ``QuantLinear.dense``: bfloat16 where oneDNN multiplies it, else float32.
-    Without bfloat16 instructions (an AVX2 CPU) torch's int4 kernel is no faster than oneDNN's
-    float32 product even at one row (0.113 against 0.130 ms for 1536 x 576) and is slower for
-    many (2.25 against 1.54 ms at 59 rows, 19.8 against 9.0 at 512): the stored bfloat16
-    weights, widened exactly to float32, serve many rows there, at 4 bytes a weight in memory."""
+    Without bfloat16 instructions (an AVX2 CPU) torch's int4 kernel is faster than oneDNN's
+    float32 product up to 8 rows (0.100 against 0.122 ms for 1536 x 576 at one, 0.33 against
+    0.40 at 8) and slower from 16 (0.80 against 0.56; 2.98 against 1.73 ms at 59 rows, 22.6
+    against 8.3 at 512; docs/benchmarks.md): the stored bfloat16 weights, widened exactly to
+    float32, serve 16 rows or more there (``DENSE_ROWS``), at 4 bytes a weight in memory."""
     return torch.bfloat16 if dense_unsupported() is None else torch.float32
 
 
@@ -119,7 +121,7 @@ class QuantLinear(nn.Module):
     def _no_dense(self) -> None:
         self.bf16: torch.Tensor | None = None  # dequantized weights, plain, until packed
         self.dense: torch.Tensor | None = None  # the same in oneDNN's layout (``pack_dense``)
-        self.dense_rows = 0  # rows from which ``dense`` serves a product
+        self.dense_rows = 1 << 62  # rows from which ``dense`` serves (set by ``pack_dense``)
 
     def pack_dense(self) -> None:
         """Reorder ``bf16`` for oneDNN into ``dense`` (products of ``dense_rows`` rows or
