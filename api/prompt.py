@@ -16,6 +16,8 @@ per-message (so costs do not add up), planned again with the overflow counted as
 from __future__ import annotations
 
 import re
+from array import array
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -36,14 +38,49 @@ FALLBACK_TEMPLATE = (
 _SENTINEL = "\ue000{}\ue001"
 _SENTINEL_RE = re.compile("\ue000(\\d+)\ue001")
 
+# Message contents tokenized lately (``_Tokens``), at most this many characters in all: a
+# client re-sends its whole history every turn, and tokenizing the 40 messages of turn 20 again
+# was 4 of the 7-10 ms a request spent before it reached the engine (docs/benchmarks.md).
+CACHED_CHARS = 2_000_000
+
+
+class _Tokens:
+    """Token ids of texts tokenized lately, by (scope, text), the oldest evicted first once
+    they hold more than ``max_chars`` characters. The scope is the API key's tenant, as for
+    recall's embeddings: one key cannot time another's texts out of the cache. Not
+    thread-safe: the engine builds one prompt at a time (its prompt lock)."""
+
+    def __init__(self, max_chars: int):
+        self.max_chars = max_chars
+        self.chars = 0
+        self._entries: OrderedDict[tuple[str | None, str], array] = OrderedDict()
+
+    def get(self, key: tuple[str | None, str]) -> list[int] | None:
+        ids = self._entries.get(key)
+        if ids is None:
+            return None
+        self._entries.move_to_end(key)
+        return ids.tolist()  # a list of the caller's own
+
+    def put(self, key: tuple[str | None, str], ids: list[int]) -> None:
+        size = len(key[1])
+        if size > self.max_chars // 16 or key in self._entries:  # a huge text would evict all
+            return
+        self._entries[key] = array("i", ids)
+        self.chars += size
+        while self.chars > self.max_chars:
+            (_scope, text), _ids = self._entries.popitem(last=False)
+            self.chars -= len(text)
+
 
 class PromptBuilder:
     """Turn a validated history into the exact token ids the model will see."""
 
-    def __init__(self, tokenizer, chat_template: str | None = None):
+    def __init__(self, tokenizer, chat_template: str | None = None, cached_chars: int = CACHED_CHARS):
         self.tokenizer = tokenizer
         self.template = chat_template or getattr(tokenizer, "chat_template", None) or FALLBACK_TEMPLATE
         self._scaffold_ids = lru_cache(maxsize=1024)(self._tokenize_scaffold)
+        self._tokens = _Tokens(cached_chars)
 
     # -- tokenization -------------------------------------------------------------------
     def _tokenize_scaffold(self, text: str) -> tuple[int, ...]:
@@ -55,6 +92,19 @@ class PromptBuilder:
             return []
         return self.tokenizer(list(texts), add_special_tokens=False,
                               split_special_tokens=True)["input_ids"]
+
+    def _content_ids(self, texts: Sequence[str], scope: str | None) -> list[list[int]]:
+        """``tokenize_text``, from the cache where a text of ``scope`` was tokenized lately."""
+        out: list[list[int] | None] = [self._tokens.get((scope, t)) for t in texts]
+        todo: dict[str, list[int]] = {}  # each text once, wherever it recurs
+        for i, ids in enumerate(out):
+            if ids is None:
+                todo.setdefault(texts[i], []).append(i)
+        for (text, places), ids in zip(todo.items(), self.tokenize_text(list(todo)), strict=True):
+            self._tokens.put((scope, text), ids)
+            for i in places:
+                out[i] = list(ids)
+        return out
 
     # -- rendering ----------------------------------------------------------------------
     def _render(self, messages: list[dict], add_generation_prompt: bool = True) -> str:
@@ -92,8 +142,8 @@ class PromptBuilder:
         return ids
 
     # -- the whole pipeline ---------------------------------------------------------------
-    def _tail_that_can_fit(self, messages: Sequence[dict], first_allowed: int,
-                           budget: int) -> tuple[int, list[list[int]]]:
+    def _tail_that_can_fit(self, messages: Sequence[dict], first_allowed: int, budget: int,
+                           scope: str | None) -> tuple[int, list[list[int]]]:
         """Tokenize contents newest first, in blocks, until they alone overflow the budget.
 
         Returns the first index still worth considering (a user message, or ``first_allowed``)
@@ -104,7 +154,7 @@ class PromptBuilder:
         total, begin = 0, len(messages)
         while begin > first_allowed and (total <= budget or not ids):  # the latest, always
             end, begin = begin, max(first_allowed, begin - 32)
-            block = self.tokenize_text([m["content"] for m in messages[begin:end]])
+            block = self._content_ids([m["content"] for m in messages[begin:end]], scope)
             ids[:0] = block
             total += sum(len(b) for b in block)
         if total <= budget:
@@ -123,7 +173,8 @@ class PromptBuilder:
     def build(self, messages: Sequence[dict], *, system: str | None, max_new_tokens: int,
               context_window: int, max_turns: int | None, with_text: bool = False,
               context: str | None = None, covers: int = 0,
-              relevance: dict[int, float] | None = None, prefix: str | None = None) -> Prompt:
+              relevance: dict[int, float] | None = None, prefix: str | None = None,
+              scope: str | None = None) -> Prompt:
         """Measure, plan (``selection.plan_history``) and render; ``system`` is never trimmed.
 
         ``context`` is client-supplied text placed before the history as a user message (an
@@ -132,6 +183,7 @@ class PromptBuilder:
         ``with_text`` also renders the prompt as text (for previews; generation needs only ids).
         ``prefix`` is the start of the reply, already written (a reply cut short that the model
         continues): tokenized as text after the generation prompt, and paid from the budget.
+        ``scope``: the tenant whose cache of tokenized contents this request may use.
         """
         prefix_ids = self.tokenize_text([prefix])[0] if prefix else []
         budget = context_window - max_new_tokens - len(prefix_ids)
@@ -146,14 +198,14 @@ class PromptBuilder:
         pinned = [i for i, m in enumerate(messages) if m.get("pinned")]
         floor = max(cut_points(roles, max_turns)[-1], covers)
         # Only a tail that can fit, the pins and (with recall) the older exchanges are tokenized.
-        tail, tail_ids = self._tail_that_can_fit(messages, floor, budget)
+        tail, tail_ids = self._tail_that_can_fit(messages, floor, budget, scope)
         content: dict[int, list[int]] = dict(zip(range(tail, n), tail_ids, strict=True))
         # With recall, any older exchange may be chosen, so every message may need measuring.
         older = range(0, tail) if relevance else ()
         todo = sorted((set(pinned) | set(older)) - set(content))
-        content.update(zip(todo, self.tokenize_text([messages[i]["content"] for i in todo]),
+        content.update(zip(todo, self._content_ids([messages[i]["content"] for i in todo], scope),
                            strict=True))
-        head_ids = self.tokenize_text([m["content"] for m in head])
+        head_ids = self._content_ids([m["content"] for m in head], scope)
 
         costs = self._costs(messages, head, content)
         fixed = len(self._ids(head + [messages[last]], {**dict(enumerate(head_ids)),

@@ -180,7 +180,7 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     prompt = eng.build_prompt(messages, system="\n\n".join(system) or None, context=context,
                               covers=summary.covers if summary else 0, relevance=relevance,
                               max_new_tokens=req.params.max_new_tokens, max_turns=req.max_turns,
-                              with_text=with_text, prefix=prefix)
+                              with_text=with_text, prefix=prefix, tenant=tenant())
     return Prepared(prompt, adapter, summary, report, messages)
 
 

@@ -92,3 +92,77 @@ def test_report_counts_what_was_dropped(tokenizer):
     tight = build(builder, messages, max_turns=10, window=120, max_new=20).report.as_dict()
     assert tight["dropped_by_max_turns"] == 6 and tight["dropped_by_context"] > 0
     assert tight["used"] % 2 == 1  # whole exchanges plus the last question
+
+
+class CountingTokenizer:
+    """The real tokenizer, counting the texts it is asked to tokenize as user text."""
+
+    def __init__(self, tokenizer):
+        self.tokenizer, self.texts = tokenizer, []
+
+    def __call__(self, texts, **kwargs):
+        if kwargs.get("split_special_tokens"):
+            self.texts += list(texts)
+        return self.tokenizer(texts, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.tokenizer, name)
+
+
+def conversation(turns, tag="a"):
+    messages = []
+    for turn in range(turns):
+        messages += [{"role": "user", "content": f"{tag} question {turn}: why is the sky blue?"},
+                     {"role": "assistant", "content": f"{tag} answer {turn}: Rayleigh scattering."}]
+    return messages + [{"role": "user", "content": f"{tag} and at sunset?"}]
+
+
+def test_a_resent_history_is_tokenized_once_with_the_same_ids(tokenizer):
+    counting = CountingTokenizer(tokenizer)
+    cached, plain = PromptBuilder(counting), PromptBuilder(tokenizer, cached_chars=0)
+    history = conversation(20)
+    history[7]["content"] = history[3]["content"]  # a text that recurs is tokenized once
+    first = build(cached, history, system="Be brief.", max_turns=None)
+    # 41 messages, one text twice, and the system prompt
+    assert len(counting.texts) == len(set(counting.texts)) == len(history)
+    counting.texts.clear()
+    grown = history + [{"role": "assistant", "content": "Red light scatters less."},
+                       {"role": "user", "content": "And the moon?"}]
+    second = build(cached, grown, system="Be brief.", max_turns=None)
+    assert counting.texts == ["Red light scatters less.", "And the moon?"]
+    for prompt, messages in ((first, history), (second, grown)):
+        reference = build(plain, messages, system="Be brief.", max_turns=None)
+        assert prompt.ids == reference.ids and prompt.report == reference.report
+
+
+def test_each_tenant_has_its_own_tokenized_texts(tokenizer):
+    counting = CountingTokenizer(tokenizer)
+    builder = PromptBuilder(counting)
+    history = conversation(3)
+
+    def tokenized(scope):
+        counting.texts.clear()
+        builder.build(history, system=None, max_new_tokens=16, context_window=8192,
+                      max_turns=None, scope=scope)
+        return len(counting.texts)
+
+    assert tokenized("key:1") == len(history)
+    assert tokenized("key:2") == len(history)  # not timed out of key:1's
+    assert tokenized(None) == len(history)
+    assert tokenized("key:1") == tokenized("key:2") == tokenized(None) == 0
+
+
+def test_the_tokenized_texts_stay_within_their_budget_and_are_the_callers_own(tokenizer):
+    builder = PromptBuilder(tokenizer, cached_chars=1600)
+    for tag in "abcdefgh":
+        build(builder, conversation(4, tag), max_turns=None)
+        assert builder._tokens.chars <= 1600
+    newest = conversation(4, "h")[-1]["content"]
+    kept = builder._tokens.get((None, newest))
+    assert kept == tokenizer(newest, add_special_tokens=False)["input_ids"]
+    kept.append(-1)  # a caller's list: changing it changes nothing kept
+    assert builder._tokens.get((None, newest))[-1] != -1
+    assert builder._tokens.get((None, conversation(4, "a")[0]["content"])) is None  # evicted
+    huge = "many words " * 20
+    build(builder, [{"role": "user", "content": huge}])
+    assert builder._tokens.get((None, huge)) is None  # over a 16th of the budget: not kept

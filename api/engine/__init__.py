@@ -180,13 +180,14 @@ class Engine:
         return sched.call(drop, ready=lambda: sched.in_flight(adapter.key) == 0)
 
     def build_prompt(self, messages, *, system, max_new_tokens, max_turns, with_text=False,
-                     **memory):
+                     tenant: str | None = None, **memory):
         """Measure, plan and render under a lock: the Rust tokenizer is not re-entrant across
-        threads. ``memory``: ``context``, ``covers``, ``relevance`` (see ``PromptBuilder.build``)."""
+        threads. ``memory``: ``context``, ``covers``, ``relevance`` (see ``PromptBuilder.build``).
+        ``tenant`` (an API key's id) scopes the cache of tokenized contents it may use."""
         with self._prompt_lock:
             return self.prompts.build(messages, system=system, max_new_tokens=max_new_tokens,
                                       context_window=self.context_window, max_turns=max_turns,
-                                      with_text=with_text, **memory)
+                                      with_text=with_text, scope=tenant, **memory)
 
     def count_tokens(self, *texts: str) -> list[int]:
         """Tokens of each text, tokenized together (in one call) as user text."""

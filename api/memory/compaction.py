@@ -40,7 +40,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     """Fold ``messages[previous.covers:until]`` (pins excepted), oldest first and as far as the
     summariser can read at once, into ``previous``; return ``{"compaction", "summary"}``, or a
     failed compaction and no summary."""
-    from ..service import Generation, engine
+    from ..service import Generation, engine, tenant
 
     eng = engine()
     start = previous.covers if previous else 0
@@ -62,7 +62,8 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     params = SamplingParams(max_new_tokens=preset.summary_max_tokens, repetition_penalty=1.1)
     try:
         prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}], system=system,
-                                  max_new_tokens=params.max_new_tokens, max_turns=None)
+                                  max_new_tokens=params.max_new_tokens, max_turns=None,
+                                  tenant=tenant())
         gen = Generation(prompt, params, None, summary=True).join()
     except ContextLengthExceeded as err:
         return _failed(f"the summary prompt does not fit: {err.message}")
