@@ -38,7 +38,7 @@ class Run:
 
     def __init__(self, engine, ids, params=GREEDY, adapter=None):
         self.handle = engine.submit(ids, params, adapter)
-        self.text, self.error, self.ended_at = "", None, None
+        self.text, self.error, self.ended_at, self.finish_reason = "", None, None, None
         self.thread = threading.Thread(target=self._consume, daemon=True)
         self.thread.start()
 
@@ -46,6 +46,7 @@ class Run:
         try:
             for chunk in self.handle:
                 self.text += chunk.text
+                self.finish_reason = chunk.finish_reason or self.finish_reason
         except GenerationFailed as exc:
             self.error = exc
         self.ended_at = time.monotonic()
@@ -452,10 +453,9 @@ def test_a_request_that_keeps_no_kv_neither_stores_nor_takes_an_entry(engine):
     assert cached_length(engine, one_off + [7]) == held  # its own KV was not kept
 
 
-def test_a_turn_whose_client_leaves_while_it_waits_gives_the_conversation_back(engine):
-    """A next turn is handed its conversation's cache entry when it is admitted. If its client
-    leaves while it waits behind a full batch, the entry goes back to the cache: the turn that
-    follows does not recompute the whole conversation."""
+def _a_turn_waiting_with_its_entry(engine):
+    """A next turn admitted with its conversation's cache entry, waiting behind a full batch;
+    returns (the waiting run, the blockers, the cached length its conversation had)."""
     first = ids_of(engine, "Explain the law of contracts.")
     reply = engine.loaded.tokenizer(solo(engine, first, GREEDY), add_special_tokens=False)["input_ids"]
     turn = first + reply + ids_of(engine, "And torts?")
@@ -474,14 +474,55 @@ def test_a_turn_whose_client_leaves_while_it_waits_gives_the_conversation_back(e
     while not any(s.handle is waiter.handle and s.handed_over for s in list(engine.scheduler.waiting)):
         assert time.monotonic() < deadline, "the turn was never admitted with the entry"
         time.sleep(0.001)
-    waiter.handle.cancel()
-    waiter.result()
-    assert all(r.thread.is_alive() for r in blockers)  # it ended while still waiting
-    assert cached_length(engine, turn) == held
+    return waiter, blockers, turn, held
+
+
+def _end(engine, blockers):
     for r in blockers:
         r.handle.cancel()
         r.result()
     assert engine.scheduler._inflight == 0
+
+
+def test_a_turn_whose_client_leaves_while_it_waits_gives_the_conversation_back(engine):
+    """A next turn is handed its conversation's cache entry when it is admitted. If its client
+    leaves while it waits behind a full batch, the entry goes back to the cache: the turn that
+    follows does not recompute the whole conversation."""
+    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(engine)
+    waiter.handle.cancel()
+    waiter.result()
+    assert all(r.thread.is_alive() for r in blockers)  # it ended while still waiting
+    assert cached_length(engine, turn) == held
+    _end(engine, blockers)
+
+
+def test_a_turn_past_its_deadline_while_it_waits_gives_the_conversation_back(engine):
+    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(engine)
+    waiter.handle.deadline = time.monotonic()  # its time limit passes while it waits
+    result = waiter.result()
+    assert result.finish_reason == "length" and result.text == ""
+    assert all(r.thread.is_alive() for r in blockers)  # it ended while still waiting
+    assert cached_length(engine, turn) == held
+    _end(engine, blockers)
+
+
+def test_a_scheduling_failure_gives_the_waiting_turns_conversation_back(engine, monkeypatch):
+    import api.engine.scheduler as scheduler_module
+
+    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(engine)
+    plan_step, failed = scheduler_module.plan_step, []
+
+    def fails_once(*args, **kwargs):
+        if not failed:
+            failed.append(True)
+            raise RuntimeError("a fault of the policy")
+        return plan_step(*args, **kwargs)
+
+    monkeypatch.setattr(scheduler_module, "plan_step", fails_once)
+    assert isinstance(waiter.result().error, GenerationFailed)
+    assert failed and all(r.thread.is_alive() for r in blockers)  # running rows go on
+    assert cached_length(engine, turn) == held
+    _end(engine, blockers)
 
 
 def test_beam_search_ends_when_its_client_leaves_and_frees_its_place(engine):

@@ -260,6 +260,7 @@ class Scheduler(Stages):
         except Exception as exc:  # nothing was admitted: only the requests not yet running
             log.exception("scheduling failed; ending the requests not yet running")
             for seq in self.waiting + self.prefilling:
+                self._store_unstarted(seq)  # their conversations' cache entries go back
                 self.output.fail(seq, exc)
             self.waiting, self.prefilling = [], []
             return None
