@@ -16,6 +16,7 @@ per-message (so costs do not add up), planned again with the overflow counted as
 from __future__ import annotations
 
 import re
+import sys
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -38,49 +39,62 @@ FALLBACK_TEMPLATE = (
 _SENTINEL = "\ue000{}\ue001"
 _SENTINEL_RE = re.compile("\ue000(\\d+)\ue001")
 
-# Message contents tokenized lately (``_Tokens``), at most this many characters in all: a
-# client re-sends its whole history every turn, and tokenizing the 40 messages of turn 20 again
-# was 4 of the 7-10 ms a request spent before it reached the engine (docs/benchmarks.md).
-CACHED_CHARS = 2_000_000
+# Message contents tokenized lately (``_Tokens``), at most this many bytes for each API key (or
+# for every client, with keys off): a client re-sends its whole history every turn, and
+# tokenizing the 40 messages of turn 20 again was 4 of the 7-10 ms a request spent before it
+# reached the engine (docs/benchmarks.md).
+CACHED_BYTES = 4 << 20
+_ENTRY_BYTES = 160  # an entry's place in its OrderedDict, beyond its text and ids
+
+
+def _entry_bytes(text: str, ids: array) -> int:
+    return sys.getsizeof(text) + sys.getsizeof(ids) + _ENTRY_BYTES
 
 
 class _Tokens:
-    """Token ids of texts tokenized lately, by (scope, text), the oldest evicted first once
-    they hold more than ``max_chars`` characters. The scope is the API key's tenant, as for
-    recall's embeddings: one key cannot time another's texts out of the cache. Not
-    thread-safe: the engine builds one prompt at a time (its prompt lock)."""
+    """Token ids of texts tokenized lately, by scope and text. Each scope (an API key's
+    tenant, as for recall's embeddings and the prefix cache) has a store of its own, of at
+    most ``max_bytes``, its oldest entries evicted first: one key can neither read another's
+    entries nor evict them, so it cannot time another key's texts or traffic out of the cache.
+    Not thread-safe: the engine builds one prompt at a time (its prompt lock)."""
 
-    def __init__(self, max_chars: int):
-        self.max_chars = max_chars
-        self.chars = 0
-        self._entries: OrderedDict[tuple[str | None, str], array] = OrderedDict()
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+        self._entries: dict[str | None, OrderedDict[str, array]] = {}
+        self._bytes: dict[str | None, int] = {}
 
-    def get(self, key: tuple[str | None, str]) -> list[int] | None:
-        ids = self._entries.get(key)
+    def bytes_of(self, scope: str | None) -> int:
+        return self._bytes.get(scope, 0)
+
+    def get(self, scope: str | None, text: str) -> list[int] | None:
+        entries = self._entries.get(scope)
+        ids = entries.get(text) if entries is not None else None
         if ids is None:
             return None
-        self._entries.move_to_end(key)
+        entries.move_to_end(text)
         return ids.tolist()  # a list of the caller's own
 
-    def put(self, key: tuple[str | None, str], ids: list[int]) -> None:
-        size = len(key[1])
-        if size > self.max_chars // 16 or key in self._entries:  # a huge text would evict all
+    def put(self, scope: str | None, text: str, ids: list[int]) -> None:
+        kept = array("i", ids)
+        size = _entry_bytes(text, kept)
+        entries = self._entries.setdefault(scope, OrderedDict())
+        if size > self.max_bytes // 16 or text in entries:  # a huge text would evict all
             return
-        self._entries[key] = array("i", ids)
-        self.chars += size
-        while self.chars > self.max_chars:
-            (_scope, text), _ids = self._entries.popitem(last=False)
-            self.chars -= len(text)
+        entries[text] = kept
+        self._bytes[scope] = self._bytes.get(scope, 0) + size
+        while self._bytes[scope] > self.max_bytes:
+            old_text, old_ids = entries.popitem(last=False)
+            self._bytes[scope] -= _entry_bytes(old_text, old_ids)
 
 
 class PromptBuilder:
     """Turn a validated history into the exact token ids the model will see."""
 
-    def __init__(self, tokenizer, chat_template: str | None = None, cached_chars: int = CACHED_CHARS):
+    def __init__(self, tokenizer, chat_template: str | None = None, cached_bytes: int = CACHED_BYTES):
         self.tokenizer = tokenizer
         self.template = chat_template or getattr(tokenizer, "chat_template", None) or FALLBACK_TEMPLATE
         self._scaffold_ids = lru_cache(maxsize=1024)(self._tokenize_scaffold)
-        self._tokens = _Tokens(cached_chars)
+        self._tokens = _Tokens(cached_bytes)
 
     # -- tokenization -------------------------------------------------------------------
     def _tokenize_scaffold(self, text: str) -> tuple[int, ...]:
@@ -95,13 +109,13 @@ class PromptBuilder:
 
     def _content_ids(self, texts: Sequence[str], scope: str | None) -> list[list[int]]:
         """``tokenize_text``, from the cache where a text of ``scope`` was tokenized lately."""
-        out: list[list[int] | None] = [self._tokens.get((scope, t)) for t in texts]
+        out: list[list[int] | None] = [self._tokens.get(scope, t) for t in texts]
         todo: dict[str, list[int]] = {}  # each text once, wherever it recurs
         for i, ids in enumerate(out):
             if ids is None:
                 todo.setdefault(texts[i], []).append(i)
         for (text, places), ids in zip(todo.items(), self.tokenize_text(list(todo)), strict=True):
-            self._tokens.put((scope, text), ids)
+            self._tokens.put(scope, text, ids)
             for i in places:
                 out[i] = list(ids)
         return out

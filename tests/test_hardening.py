@@ -171,6 +171,14 @@ def test_recall_embeddings_are_cached_per_tenant(monkeypatch):
     recall.scores("q", ["private text"], tenant="key:1")  # another key: computed again
     recall.scores("q", ["private text"], tenant="key:0")  # its own: cached
     assert embedded.count("private text") == 2
+    flood = Recall(cache_size=10)
+    monkeypatch.setattr(flood, "_load", lambda: setattr(flood, "_model", object()))
+    monkeypatch.setattr(flood, "_embed", recall._embed)
+    flood.scores("q", ["private text"], tenant="key:0")
+    flood.scores("q", [f"flood {i}" for i in range(100)], tenant="key:1")
+    embedded.clear()
+    flood.scores("q", ["private text"], tenant="key:0")  # another key's flood evicted nothing
+    assert embedded == []
 
 
 def test_rate_limiter_forgets_idle_clients(monkeypatch):

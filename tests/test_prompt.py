@@ -119,7 +119,7 @@ def conversation(turns, tag="a"):
 
 def test_a_resent_history_is_tokenized_once_with_the_same_ids(tokenizer):
     counting = CountingTokenizer(tokenizer)
-    cached, plain = PromptBuilder(counting), PromptBuilder(tokenizer, cached_chars=0)
+    cached, plain = PromptBuilder(counting), PromptBuilder(tokenizer, cached_bytes=0)
     history = conversation(20)
     history[7]["content"] = history[3]["content"]  # a text that recurs is tokenized once
     first = build(cached, history, system="Be brief.", max_turns=None)
@@ -137,12 +137,12 @@ def test_a_resent_history_is_tokenized_once_with_the_same_ids(tokenizer):
 
 def test_each_tenant_has_its_own_tokenized_texts(tokenizer):
     counting = CountingTokenizer(tokenizer)
-    builder = PromptBuilder(counting)
+    builder = PromptBuilder(counting, cached_bytes=64_000)
     history = conversation(3)
 
-    def tokenized(scope):
+    def tokenized(scope, messages=history):
         counting.texts.clear()
-        builder.build(history, system=None, max_new_tokens=16, context_window=8192,
+        builder.build(messages, system=None, max_new_tokens=16, context_window=8192,
                       max_turns=None, scope=scope)
         return len(counting.texts)
 
@@ -150,19 +150,31 @@ def test_each_tenant_has_its_own_tokenized_texts(tokenizer):
     assert tokenized("key:2") == len(history)  # not timed out of key:1's
     assert tokenized(None) == len(history)
     assert tokenized("key:1") == tokenized("key:2") == tokenized(None) == 0
+    for flood in range(20):  # key:2 fills its own store many times over...
+        assert tokenized("key:2", conversation(10, f"flood {flood}")) == 21
+    assert builder._tokens.bytes_of("key:2") <= 64_000
+    assert tokenized("key:1") == 0  # ...and evicts nothing of key:1's
 
 
 def test_the_tokenized_texts_stay_within_their_budget_and_are_the_callers_own(tokenizer):
-    builder = PromptBuilder(tokenizer, cached_chars=1600)
+    import sys
+    from array import array
+
+    budget = 9_000
+    builder = PromptBuilder(tokenizer, cached_bytes=budget)
     for tag in "abcdefgh":
         build(builder, conversation(4, tag), max_turns=None)
-        assert builder._tokens.chars <= 1600
+        assert builder._tokens.bytes_of(None) <= budget
     newest = conversation(4, "h")[-1]["content"]
-    kept = builder._tokens.get((None, newest))
+    kept = builder._tokens.get(None, newest)
     assert kept == tokenizer(newest, add_special_tokens=False)["input_ids"]
     kept.append(-1)  # a caller's list: changing it changes nothing kept
-    assert builder._tokens.get((None, newest))[-1] != -1
-    assert builder._tokens.get((None, conversation(4, "a")[0]["content"])) is None  # evicted
+    assert builder._tokens.get(None, newest)[-1] != -1
+    assert builder._tokens.get(None, conversation(4, "a")[0]["content"]) is None  # evicted
+    # What is counted is what is held: the text, the ids and the entry, not characters only.
+    held = sum(sys.getsizeof(text) + sys.getsizeof(array("i", ids)) for text, ids in
+               builder._tokens._entries[None].items())
+    assert held < builder._tokens.bytes_of(None) <= budget
     huge = "many words " * 20
     build(builder, [{"role": "user", "content": huge}])
-    assert builder._tokens.get((None, huge)) is None  # over a 16th of the budget: not kept
+    assert builder._tokens.get(None, huge) is None  # over a 16th of the budget: not kept

