@@ -74,6 +74,13 @@ class _Tokens:
         entries.move_to_end(text)
         return ids.tolist()  # a list of the caller's own
 
+    def refresh(self, scope: str | None, texts: Sequence[str]) -> None:
+        """Mark ``texts`` used, in this order (the last one most recently)."""
+        entries = self._entries.get(scope, {})
+        for text in texts:
+            if text in entries:
+                entries.move_to_end(text)
+
     def put(self, scope: str | None, text: str, ids: list[int]) -> None:
         kept = array("i", ids)
         size = _entry_bytes(text, kept)
@@ -220,6 +227,9 @@ class PromptBuilder:
         content.update(zip(todo, self._content_ids([messages[i]["content"] for i in todo], scope),
                            strict=True))
         head_ids = self._content_ids([m["content"] for m in head], scope)
+        # The tail was tokenized newest block first: the newest messages are evicted last.
+        self._tokens.refresh(scope, [m["content"] for m in head] +
+                             [messages[i]["content"] for i in sorted(content)])
 
         costs = self._costs(messages, head, content)
         fixed = len(self._ids(head + [messages[last]], {**dict(enumerate(head_ids)),

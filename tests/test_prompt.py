@@ -171,6 +171,10 @@ def test_the_tokenized_texts_stay_within_their_budget_and_are_the_callers_own(to
     kept.append(-1)  # a caller's list: changing it changes nothing kept
     assert builder._tokens.get(None, newest)[-1] != -1
     assert builder._tokens.get(None, conversation(4, "a")[0]["content"]) is None  # evicted
+    long = conversation(40, "z")  # tokenized newest block first, kept oldest first
+    ordered = PromptBuilder(tokenizer)
+    build(ordered, long, max_turns=None)
+    assert list(ordered._tokens._entries[None]) == [m["content"] for m in long]
     # What is counted is what is held: the text, the ids and the entry, not characters only.
     held = sum(sys.getsizeof(text) + sys.getsizeof(array("i", ids)) for text, ids in
                builder._tokens._entries[None].items())
