@@ -137,6 +137,7 @@ def register_security(app: Flask, settings: Settings) -> None:
             return None
         if keys:
             client = "key:" + str(check_key(keys, client))
+            g.tenant = client  # whose caches it may use (``service.tenant``): a checked key only
         g.client = client
         if limiter is not None:
             wait = limiter.take(client)

@@ -109,9 +109,10 @@ class Prepared:
 
 
 def tenant() -> str | None:
-    """Whose caches a request may use: with API keys on, its key's id ("key:N")."""
-    client = str(g.get("client", ""))
-    return client if client.startswith("key:") else None
+    """Whose caches a request may use: with API keys on, its key's id ("key:N"), set only once
+    the key was checked (``security``). Never derived from the client's address, which a
+    forwarded header may name, and which would give each made-up address caches of its own."""
+    return g.get("tenant")
 
 
 def check_summary(summary: Summary, messages: list[dict], preset) -> bool:

@@ -179,6 +179,9 @@ def test_recall_embeddings_are_cached_per_tenant(monkeypatch):
     embedded.clear()
     flood.scores("q", ["private text"], tenant="key:0")  # another key's flood evicted nothing
     assert embedded == []
+    for cache in flood._caches.values():  # each kept row holds its own storage, not its batch's
+        assert all(v.untyped_storage().nbytes() == v.numel() * v.element_size()
+                   for v in cache.values())
 
 
 def test_rate_limiter_forgets_idle_clients(monkeypatch):
@@ -203,6 +206,21 @@ def test_tenants_never_share_or_take_each_others_cache(big_live):
     assert scheduler.prefix.hits == hits  # no reuse across keys: no timing to read
     assert send(big_live, "/api/chat", body, key="k1")[0] == 200
     assert scheduler.prefix.hits == hits + 1  # within one key, as before
+
+
+def test_a_forwarded_address_never_names_a_tenant(tiny_dir, lora_dir, tmp_path_factory):
+    """With keys off every client shares the one scope of the caches (None): an address, which
+    X-Forwarded-For may name, must not make caches of its own (one per made-up address)."""
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, proxy_hops=1) as server:
+        engine = server.app.extensions["engine"]
+        for forged in ("key:0", "key:attacker-1", "key:attacker-2"):
+            req = urllib.request.Request(
+                server.url + "/api/chat/preview", method="POST",
+                data=json.dumps({"messages": [user(f"hello from {forged}")]}).encode(),
+                headers={"Content-Type": "application/json", "X-Forwarded-For": forged})
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                assert resp.status == 200
+        assert list(engine.prompts._tokens._entries) == [None]
 
 
 def test_one_tenant_cannot_evict_another_below_a_fair_share():

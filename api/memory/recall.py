@@ -64,7 +64,9 @@ class Recall:
         missing = [k for k in dict.fromkeys(keys) if k not in known]
         for start in range(0, len(missing), 64):
             part = missing[start:start + 64]
-            known.update(zip(part, self._embed([index[k] for k in part]), strict=True))
+            # each row copied: a view would keep its whole batch's storage alive in the cache
+            known.update(zip(part, [row.clone() for row in self._embed([index[k] for k in part])],
+                             strict=True))
         with self._lock:
             for key in keys:
                 cache[key] = known[key]
