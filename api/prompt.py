@@ -60,7 +60,9 @@ class _Tokens:
 
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
-        self._entries: dict[str | None, OrderedDict[str, array]] = {}
+        # by scope, text: the ids and the bytes counted when kept (a string's size can grow
+        # later, when something caches another form of it, and must not skew the sum)
+        self._entries: dict[str | None, OrderedDict[str, tuple[array, int]]] = {}
         self._bytes: dict[str | None, int] = {}
 
     def bytes_of(self, scope: str | None) -> int:
@@ -68,11 +70,11 @@ class _Tokens:
 
     def get(self, scope: str | None, text: str) -> list[int] | None:
         entries = self._entries.get(scope)
-        ids = entries.get(text) if entries is not None else None
-        if ids is None:
+        kept = entries.get(text) if entries is not None else None
+        if kept is None:
             return None
         entries.move_to_end(text)
-        return ids.tolist()  # a list of the caller's own
+        return kept[0].tolist()  # a list of the caller's own
 
     def refresh(self, scope: str | None, texts: Sequence[str]) -> None:
         """Mark ``texts`` used, in this order (the last one most recently)."""
@@ -87,11 +89,11 @@ class _Tokens:
         entries = self._entries.setdefault(scope, OrderedDict())
         if size > self.max_bytes // 16 or text in entries:  # a huge text would evict all
             return
-        entries[text] = kept
+        entries[text] = (kept, size)
         self._bytes[scope] = self._bytes.get(scope, 0) + size
         while self._bytes[scope] > self.max_bytes:
-            old_text, old_ids = entries.popitem(last=False)
-            self._bytes[scope] -= _entry_bytes(old_text, old_ids)
+            _text, (_ids, counted) = entries.popitem(last=False)
+            self._bytes[scope] -= counted
 
 
 class PromptBuilder:

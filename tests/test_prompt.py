@@ -158,7 +158,6 @@ def test_each_tenant_has_its_own_tokenized_texts(tokenizer):
 
 def test_the_tokenized_texts_stay_within_their_budget_and_are_the_callers_own(tokenizer):
     import sys
-    from array import array
 
     budget = 9_000
     builder = PromptBuilder(tokenizer, cached_bytes=budget)
@@ -176,9 +175,11 @@ def test_the_tokenized_texts_stay_within_their_budget_and_are_the_callers_own(to
     build(ordered, long, max_turns=None)
     assert list(ordered._tokens._entries[None]) == [m["content"] for m in long]
     # What is counted is what is held: the text, the ids and the entry, not characters only.
-    held = sum(sys.getsizeof(text) + sys.getsizeof(array("i", ids)) for text, ids in
+    held = sum(sys.getsizeof(text) + sys.getsizeof(ids) for text, (ids, _counted) in
                builder._tokens._entries[None].items())
     assert held < builder._tokens.bytes_of(None) <= budget
+    assert sum(counted for _ids, counted in builder._tokens._entries[None].values()) == \
+        builder._tokens.bytes_of(None)  # what eviction takes off is what was added
     huge = "many words " * 20
     build(builder, [{"role": "user", "content": huge}])
     assert builder._tokens.get(None, huge) is None  # over a 16th of the budget: not kept
