@@ -71,10 +71,8 @@ class _Tokens:
     def get(self, scope: str | None, text: str) -> list[int] | None:
         entries = self._entries.get(scope)
         kept = entries.get(text) if entries is not None else None
-        if kept is None:
-            return None
-        entries.move_to_end(text)
-        return kept[0].tolist()  # a list of the caller's own
+        # a list of the caller's own; ``refresh`` marks what a prompt used, in its order
+        return None if kept is None else kept[0].tolist()
 
     def refresh(self, scope: str | None, texts: Sequence[str]) -> None:
         """Mark ``texts`` used, in this order (the last one most recently)."""
