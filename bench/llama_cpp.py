@@ -6,11 +6,18 @@ source (about 13 minutes on 2 cores) into ``~/.cache/mnemo/llama-cpp/wheels`` an
 with the pinned server dependencies (bench/llama-cpp-requirements.txt), into a virtual
 environment of its own beside it; later runs reuse both. Only the benchmark uses it; CI never
 does.
+
+On x86 it is built without ggml's AMX matrix path (``BUILD_FLAGS``): built natively on a CPU
+with AMX (an Intel Xeon of the Sapphire Rapids kind, 2026-12-03), every prompt crashed the server
+with a segmentation fault in ``ggml_backend_amx_mul_mat``, so it could not be measured at all.
+Without it, ggml runs its AVX-512 VNNI kernels, as on any CPU without AMX. The flags name the
+wheel and the environment, so a wheel built with the AMX path is never reused.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -19,22 +26,29 @@ from bench.servers import ROOT, Server
 
 VERSION = "0.3.36"
 HOME = Path.home() / ".cache" / "mnemo" / "llama-cpp"
+X86 = platform.machine() in ("x86_64", "AMD64")
+# -mno-* flags hold against the -march=native that ggml adds after them (GCC keeps explicit ones)
+BUILD_FLAGS = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" if X86 else ""
+BUILD = "no-amx" if X86 else "native"
 
 
 def ensure() -> Path:
     """The peer's Python, built and installed on first use."""
-    venv = HOME / f"venv-{VERSION}"
+    venv = HOME / f"venv-{VERSION}-{BUILD}"
     python = venv / "bin" / "python"
     if python.exists() and subprocess.run([str(python), "-c", "import llama_cpp.server"],
                                           capture_output=True).returncode == 0:
         return python
-    wheels = HOME / "wheels"
+    wheels = HOME / f"wheels-{BUILD}"
     wheel = next(wheels.glob(f"llama_cpp_python-{VERSION}-*.whl"), None)
     if wheel is None:
-        print(f"building llama-cpp-python {VERSION} once (about 13 minutes on 2 cores)...",
+        print(f"building llama-cpp-python {VERSION} ({BUILD}) once (about 13 minutes on 2 cores)...",
               flush=True)
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
-                        f"llama-cpp-python=={VERSION}"], check=True)
+        flags = f"-DCMAKE_C_FLAGS='{BUILD_FLAGS}' -DCMAKE_CXX_FLAGS='{BUILD_FLAGS}'" if BUILD_FLAGS else ""
+        cmake_args = f"{os.environ.get('CMAKE_ARGS', '')} {flags}".strip()
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-q",
+                        "-w", str(wheels), f"llama-cpp-python=={VERSION}"], check=True,
+                       env={**os.environ, "CMAKE_ARGS": cmake_args})
         wheel = next(wheels.glob(f"llama_cpp_python-{VERSION}-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check",
