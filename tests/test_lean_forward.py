@@ -6,6 +6,8 @@ them by peft."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 from torch import nn
@@ -122,9 +124,11 @@ def test_bf16_prefill_weights_are_as_accurate_as_the_kernels(tiny_dir, mode):
     assert sum(found[True]) <= 1.2 * sum(found[False]), found
 
 
-@pytest.mark.parametrize("quantize_mode", ["none", "int4"])
-def test_lean_forward_of_the_default_model(smol_dir, quantize_mode):
-    """The default model's sizes join (int4 rows in blocks of 64) and the loader packs it."""
+@pytest.mark.parametrize("quantize_mode, pack", [("none", True), ("none", False), ("int4", True)])
+def test_lean_forward_of_the_default_model(smol_dir, quantize_mode, pack, monkeypatch):
+    """The default model's sizes join (int4 rows in blocks of 64), and the loader packs float32
+    layers where ``packing.declined`` says to (patched: this CPU decides it otherwise)."""
+    monkeypatch.setattr(packing, "declined", lambda: None if pack else "a reason")
     model = AutoModelForCausalLM.from_pretrained(smol_dir).eval()
     quantize(model, quantize_mode)
     vocab = model.config.vocab_size
@@ -135,10 +139,37 @@ def test_lean_forward_of_the_default_model(smol_dir, quantize_mode):
     layer = lean.layers[0]
     assert len(layer.qkv.parts) == 1 and len(layer.gate_up.parts) == 1  # joined
     attn = model.model.layers[0].self_attn
-    if quantize_mode == "none":  # the model's own layers are parts of the packed joined layer
+    if quantize_mode == "none" and pack:  # the model's own layers are parts of the packed one
         assert all(isinstance(m, packing.PackedPart) for m in (attn.q_proj, attn.k_proj, attn.v_proj))
         assert layer.qkv.parts[0] is attn.q_proj.whole
+    elif quantize_mode == "none":  # plain layers: the model's own are views of the joined one
+        joined = layer.qkv.parts[0]
+        assert type(joined) is nn.Linear and not any(
+            isinstance(m, packing.PackedLinear) for m in model.modules())
+        assert attn.q_proj.weight.untyped_storage().data_ptr() == \
+            joined.weight.untyped_storage().data_ptr()
+        assert lean.head.parts[0] is model.get_output_embeddings()  # no packed copy of its own
     compare(script(lean, vocab), want, 1e-5 if quantize_mode == "none" else 2e-2)
+
+
+@pytest.mark.parametrize("vendor, mkl, packs", [("GenuineIntel", True, False),
+                                                ("AuthenticAMD", True, True),
+                                                ("GenuineIntel", False, True), ("", True, True)])
+def test_float32_layers_are_packed_except_where_mkl_is_faster(monkeypatch, vendor, mkl, packs):
+    """MKL takes its fast paths on Intel's CPUs only: there float32 layers stay in torch's
+    layout; elsewhere (or without MKL) oneDNN's packed layout reads them faster."""
+    monkeypatch.setattr(packing, "cpu_vendor", lambda: vendor)
+    monkeypatch.setattr(torch.backends.mkl, "is_available", lambda: mkl)
+    monkeypatch.setattr(torch.backends.mkldnn, "is_available", lambda: True)
+    assert (packing.declined() is None) == packs
+    monkeypatch.setattr(torch.backends.mkldnn, "is_available", lambda: False)
+    assert packing.declined() is not None
+
+
+def test_cpu_vendor_is_the_kernels_vendor_id():
+    vendor = packing.cpu_vendor()
+    with open("/proc/cpuinfo") as info:
+        assert vendor and re.search(rf"^vendor_id\s*:\s*{re.escape(vendor)}$", info.read(), re.M)
 
 
 def test_an_untied_output_layer_is_packed_once(tiny_dir):

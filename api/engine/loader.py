@@ -225,9 +225,13 @@ def lean_forward(model, settings: Settings, device: torch.device,
     ``replaced``: linear layers already replaced (quantized)."""
     why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
     packed = 0
-    if why is None and model.dtype == torch.float32 and packing.available():
-        packed = packing.pack(model, joins=joins(model))
-    if replaced + packed:
+    if why is None and model.dtype == torch.float32:
+        declined = packing.declined()
+        if declined is None:
+            packed = packing.pack(model, joins=joins(model))
+        else:
+            log.info("float32 layers stay in torch's layout, not oneDNN's: %s", declined)
+    if replaced + packed or why is None:  # the lean forward joins (copies) layers too
         own_memory(model)
     lean = None
     if why is None:

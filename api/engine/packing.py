@@ -2,9 +2,11 @@
 
 Decoding one sequence multiplies one row of activations by every weight matrix, so its speed
 is how fast a matrix-vector product reads the weights. torch's float32 ``F.linear`` calls
-MKL, which on this AMD CPU reads them at about 10 GB/s on one thread; oneDNN, given the same
+MKL, which on an AMD CPU reads them at about 10 GB/s on one thread; oneDNN, given the same
 weights reordered once into its blocked layout, reads them about twice as fast
-(docs/benchmarks.md#decode-speed). ``PackedLinear`` keeps only the reordered weights.
+(docs/benchmarks.md#decode-speed). ``PackedLinear`` keeps only the reordered weights. MKL is
+Intel's, and on an Intel CPU the order is the other way round (``declined``): there the loader
+leaves float32 layers as they are.
 
 It is still an ``nn.Linear`` to peft and to the rest of the engine: same ``in_features`` and
 ``out_features``, a ``weight`` that reads back as a plain tensor (a copy; only inspection and
@@ -31,8 +33,33 @@ from torch import nn
 from .quantize import is_lora_part
 
 
-def available() -> bool:
-    return torch.backends.mkldnn.is_available()
+def declined() -> str | None:
+    """Why the loader leaves float32 layers in torch's layout (None: it packs them).
+
+    MKL takes its fast paths on Intel's CPUs only. On an Intel Xeon (Sapphire Rapids,
+    2026-12-03) its one-row products beat oneDNN's packed ones in every layer of the default
+    model (the whole model's products 8.0 against 12.2 ms from cache), and a lean forward
+    with packed weights decoded slower than transformers' own (27.0 against 32.0 tok/s
+    in-process; 36.4 unpacked): docs/benchmarks.md. On the AMD CPUs measured before, oneDNN
+    read the weights twice as fast as MKL.
+    """
+    if not torch.backends.mkldnn.is_available():
+        return "torch was built without oneDNN"
+    if torch.backends.mkl.is_available() and cpu_vendor() == "GenuineIntel":
+        return "on an Intel CPU torch's MKL multiplies them faster than oneDNN's packed layout"
+    return None
+
+
+def cpu_vendor() -> str:
+    """The CPU's vendor as the kernel names it (``GenuineIntel``, ``AuthenticAMD``), or ''."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
 
 
 class PackedLinear(nn.Linear):
