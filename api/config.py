@@ -34,8 +34,9 @@ class Settings:
     # int8 or int4. It changes outputs (docs/benchmarks.md#decode-speed), so it is opt-in.
     quantize: str = "none"
     # The lean forward (api/engine/lean.py) for every forward without a LoRA adapter on a
-    # CPU, with float32 weights in oneDNN's layout (api/engine/packing.py); off: transformers'
-    # forward and plain weights, as before (for comparison and as an escape hatch).
+    # CPU, with float32 weights in oneDNN's layout where that reads them faster than MKL (not
+    # on Intel CPUs: api/engine/packing.py); off: transformers' forward and plain weights, as
+    # before (for comparison and as an escape hatch).
     lean_forward: bool = True
     # The native decode step (api/engine/native/) for one-row decode steps of an int8/int4
     # model, compiled once into cache_dir; off: the lean forward's Python runs them.

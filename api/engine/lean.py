@@ -8,10 +8,11 @@ layer). This forward is the same computation in a few tensor operations per laye
 
 - the query, key and value projections are one matrix, and so are the gate and up projections
   (four matrix products a layer instead of seven). Under int8/int4 (and for plain float
-  weights) the model's own layers keep working on views of the joined weights (each layer
-  keeps its own small scales); float32 weights are packed for oneDNN already joined
-  (``packing``), and the model's own layers become parts of the joined layers. Either way
-  the weights are not stored twice;
+  weights, as the loader leaves float32 ones on an Intel CPU) the model's own layers keep
+  working on views of the joined weights (each layer keeps its own small scales); where the
+  loader packs float32 weights for oneDNN (``packing``) they are packed already joined, and
+  the model's own layers become parts of the joined layers. Either way the weights are not
+  stored twice;
 - the attention mask is built once per forward, not per layer;
 - under int8/int4, activations enter each joined projection in bfloat16 once, and the residual
   stream stays in float32 as in transformers' forward; a one-row prefill over a long history

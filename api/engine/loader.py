@@ -220,9 +220,10 @@ def bf16_attention(model, settings: Settings) -> bool:
 
 def lean_forward(model, settings: Settings, device: torch.device,
                  replaced: int = 0) -> LeanForward | None:
-    """The lean forward for ``model`` (float32 weights packed first), or None where it does
-    not run (off, a GPU, a model that is not Llama): then transformers' forward serves.
-    ``replaced``: linear layers already replaced (quantized)."""
+    """The lean forward for ``model`` (float32 weights packed first, unless
+    ``packing.declined`` says MKL multiplies them faster), or None where it does not run (off,
+    a GPU, a model that is not Llama): then transformers' forward serves. ``replaced``: linear
+    layers already replaced (quantized)."""
     why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
     packed = 0
     if why is None and model.dtype == torch.float32:
