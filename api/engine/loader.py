@@ -232,7 +232,7 @@ def lean_forward(model, settings: Settings, device: torch.device,
             packed = packing.pack(model, joins=joins(model))
         else:
             log.info("float32 layers stay in torch's layout, not oneDNN's: %s", declined)
-    if replaced + packed or why is None:  # the lean forward joins (copies) layers too
+    if replaced or why is None:  # packed or joined by the lean forward: copies either way
         own_memory(model)
     lean = None
     if why is None:
