@@ -2,7 +2,7 @@
 file Mnemo ships (SmolLM2-135M-Instruct, Q4_1), with as many threads as the machine has CPUs.
 
 llama-cpp-python has no binary wheel for this platform on PyPI, so the first run builds it from
-source (about 13 minutes on 2 cores) into ``~/.cache/mnemo/llama-cpp/wheels`` and installs it,
+source (about 13 minutes on 2 cores) into ``~/.cache/mnemo/llama-cpp/wheels-<build>`` and installs it,
 with the pinned server dependencies (bench/llama-cpp-requirements.txt), into a virtual
 environment of its own beside it; later runs reuse both. Only the benchmark uses it; CI never
 does.
@@ -10,7 +10,7 @@ does.
 On x86 it is built without ggml's AMX matrix path (``BUILD_FLAGS``): built natively on a CPU
 with AMX (an Intel Xeon of the Sapphire Rapids kind, 2026-12-03), every prompt crashed the server
 with a segmentation fault in ``ggml_backend_amx_mul_mat``, so it could not be measured at all.
-Without it, ggml runs its AVX-512 VNNI kernels, as on any CPU without AMX. The flags name the
+Without it, ggml runs its AVX-512 VNNI kernels, as on any CPU without AMX. ``BUILD`` names the
 wheel and the environment, so a wheel built with the AMX path is never reused.
 """
 

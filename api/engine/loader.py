@@ -260,9 +260,9 @@ def native_decode(lean: LeanForward, settings: Settings) -> None:
 
 def own_memory(model) -> None:
     """Copy the parameters left in the weights file's memory map (the embedding table, the
-    norms) into memory of the process, once the linear layers were replaced.
+    norms) into memory of the process, once the linear layers were replaced or will be joined.
 
-    transformers maps the safetensors file, and every page that quantizing or packing read
+    transformers maps the safetensors file, and every page that quantizing, packing or joining read
     stays resident while any tensor still maps the file: 400 MB of the default model's RSS,
     for weights no longer used. Without the map, the process holds only what it uses (int4:
     1,020 -> 624 MB after loading). Parameters are copied before the lean forward joins any
