@@ -225,9 +225,9 @@ def test_quantized_layers_are_kept_for_the_next_start(tiny_dir, tmp_path, caplog
 
 def test_bf16_weights_are_kept_for_the_next_start_beside_the_quantized_ones(tiny_dir, tmp_path,
                                                                            caplog):
-    """Every layer but the output layer gets its bfloat16 weights; the next start reads them
-    without the float weights; an entry that does not fit is computed again; the two stores
-    never remove each other."""
+    """Every layer gets its bfloat16 weights (the output layer only where they are multiplied
+    in bfloat16); the next start reads them without the float weights; an entry that does not
+    fit is computed again; the two stores never remove each other."""
     from safetensors.torch import load_file, save_file
     from transformers import AutoModelForCausalLM
 
@@ -247,7 +247,8 @@ def test_bf16_weights_are_kept_for_the_next_start_beside_the_quantized_ones(tiny
                 if isinstance(m, QuantLinear) and m.bf16 is not None}
 
     first = start()
-    assert len(first) == 7 * 2 and "lm_head" not in first  # 7 projections in each of 2 layers
+    output = dense_dtype() == torch.bfloat16
+    assert len(first) == 7 * 2 + output and ("lm_head" in first) == output  # 7 in each of 2 layers
     assert store.path.is_file() and dense_store.path.is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([store.path.name, dense_store.path.name])
     second = start(poisoned=True)
@@ -269,6 +270,29 @@ def test_bf16_weights_are_kept_for_the_next_start_beside_the_quantized_ones(tiny
     assert all(torch.equal(fourth[k], first[k]) for k in first) and "not all finite" in caplog.text
     assert torch.isfinite(load_file(dense_store.path)[key]).all()  # rewritten
     assert start(dense=False) == {}
+
+
+def test_the_output_layer_gets_bf16_weights_only_where_they_stay_bfloat16(tiny_dir, monkeypatch):
+    """A batch's decode step runs the output layer for every row, where torch's int8 kernel
+    takes time in proportion to the rows; widened to float32 (an AVX2 CPU) the copy would
+    take 4 bytes a weight, so there the output layer keeps the kernel alone."""
+    from transformers import AutoModelForCausalLM
+
+    from api.engine import quantize as quantize_module
+
+    for dtype in (torch.bfloat16, torch.float32):
+        monkeypatch.setattr(quantize_module, "dense_dtype", lambda dtype=dtype: dtype)
+        model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
+        quantize(model, "int4", dense=True)
+        head = model.get_output_embeddings()
+        assert head.mode == "int8"
+        if dtype == torch.bfloat16:
+            assert torch.equal(head.bf16, head.matmul(torch.eye(head.in_features,
+                                                                dtype=torch.bfloat16)).t())
+        else:
+            assert head.bf16 is None
+        assert all(m.bf16 is not None for m in model.modules()
+                   if isinstance(m, QuantLinear) and m is not head)
 
 
 def test_the_loader_packs_bf16_weights_only_where_the_lean_forward_runs(tiny_dir, tmp_path):

@@ -274,6 +274,13 @@ class LeanForward:
                                     qkv[:, :, heads + kv:].transpose(1, 2), index)
         if future is not None:
             a = attention.attend(q, keys, values, layer.scaling, future, softmax)
+        elif new == 1 and (mask is None or mask.shape[1] == 1):
+            # One new position: the heads that share a key/value head become that head's
+            # queries, so SDPA reads the cache as it is. ``enable_gqa`` copies the keys and
+            # values out once per head: at 16 rows 2 x the time of this (docs/benchmarks.md).
+            a = F.scaled_dot_product_attention(q.reshape(rows, kv, heads // kv, dim), keys,
+                                               values, attn_mask=mask, scale=layer.scaling)
+            a = a.reshape(rows, heads, 1, dim)
         else:
             a = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=layer.scaling,
                                                enable_gqa=kv != heads)

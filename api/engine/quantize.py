@@ -217,9 +217,14 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: 
     """Replace the model's linear layers in place (inside LoRA layers, their base layer only);
     return how many.
 
-    ``dense``: every layer but the output layer (which a prefill runs for one row) also gets
-    its dequantized bfloat16 weights (``QuantLinear.bf16``), read from ``dense_store`` where
-    an earlier start kept them, else computed from the float weights and kept there.
+    ``dense``: every layer also gets its dequantized bfloat16 weights (``QuantLinear.bf16``),
+    read from ``dense_store`` where an earlier start kept them, else computed from the float
+    weights and kept there. The output layer gets them only where they are multiplied in
+    bfloat16 (``dense_dtype``): a prefill runs it for one row per prompt, but a decode step
+    runs it for every row of the batch, and torch's int8 kernel takes time in proportion to
+    the rows (on an AMX CPU 5.9 against 1.2 ms for bfloat16 at 16 rows, 3.0 against 1.1 at 8;
+    docs/benchmarks.md). Widened to float32 (no bfloat16 path) its copy would take 113 MB
+    and its gain there is not measured, so it keeps the int8 kernel alone.
 
     ``store``: where the quantized buffers of an earlier start with the same weights and mode
     are kept (``store.Store``). Layers found there are rebuilt without reading their float
@@ -239,6 +244,7 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: 
             if type(child) is nn.Linear and not is_lora_part(name, child_name):
                 key = _key(f"{name}.{child_name}" if name else child_name)
                 targets.append((module, child_name, child, None if ".modules_to_save." in key else key))
+    dense_output = dense and dense_dtype() == torch.bfloat16
     for parent, child_name, child, key in targets:
         # The output layer stays at 8 bits under int4, as llama.cpp keeps it above 4: the
         # default model ships it as Q8_0, and at 4 bits perplexity rose 7 % instead of 1 %.
@@ -253,7 +259,7 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: 
         if layer is None:
             layer = QuantLinear(child, layer_mode)
             fresh += key is not None
-        if dense and child is not output:
+        if dense if child is not output else dense_output:
             layer.bf16 = _kept(kept_dense, key, child, dense_store)
             if layer.bf16 is None:
                 layer.bf16 = dequantized(child, layer_mode)
@@ -268,8 +274,8 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: 
         store.write(tensors)
     if dense_store and fresh_dense:
         dense_store.write({f"{key}.bf16": getattr(parent, name).bf16
-                           for parent, name, child, key in targets
-                           if key is not None and child is not output})
+                           for parent, name, _child, key in targets
+                           if key is not None and getattr(parent, name).bf16 is not None})
     return len(targets)
 
 
