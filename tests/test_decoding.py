@@ -61,3 +61,33 @@ def test_sampler_survives_extreme_parameters():
     # choice is among them, never a crash.
     tiny_p = RowSampler(SamplingParams(do_sample=True, repetition_penalty=1e-300, seed=0), cpu)
     assert {sample(logits.clone(), [tiny_p], [[0, 2]])[0] for _ in range(20)} <= {0, 2}
+
+
+def test_a_beam_reply_cut_inside_a_character_ends_before_it_as_a_stream_does(tokenizer):
+    """A beam search sends its best hypothesis whole; cut by max_new_tokens inside a
+    character, it ends before that character, as a stream of the same ids would."""
+    import torch
+
+    from api.engine.output import Output
+    from api.engine.request import GenRequest, Handle, Sequence
+    from api.types import SamplingParams
+
+    eos = frozenset({tokenizer.eos_token_id})
+    for text in SAMPLES:
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        cuts = [n for n in range(1, len(ids)) if tokenizer.decode(ids[:n]).endswith("\ufffd")]
+        assert cuts  # byte-level BPE splits these characters: some cuts fall inside one
+        for n in cuts:
+            params = SamplingParams(max_new_tokens=n, num_beams=2)
+            seq = Sequence.of(Handle(GenRequest([1, 2, 3], params), 60), 0, tokenizer,
+                              torch.device("cpu"), eos, 2048)
+            seq.beams.finished[0] = ids[:n]
+            Output(tokenizer, eos, 2048, release=lambda handle: None).beams_done(seq)
+            chunks = list(seq.handle)
+            reply = "".join(c.text for c in chunks)
+            assert "\ufffd" not in reply and text.startswith(reply)
+            # held back: the cut character, and a space its first token carries with it
+            whole = tokenizer.decode(ids[:n]).rstrip("\ufffd")
+            assert whole.startswith(reply) and len(whole) - len(reply) <= 1
+            assert chunks[-1].finish_reason == "length"
+            assert chunks[-1].usage.completion_tokens == n

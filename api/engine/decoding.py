@@ -31,6 +31,13 @@ class IncrementalDecoder:
         return ""
 
 
+def whole_text(tokenizer, ids: list[int]) -> str:
+    """The text a stream of ``ids`` sends, all at once: a character the last ids leave
+    unfinished (a reply cut at its token limit) is left out, never sent as U+FFFD."""
+    decoder = IncrementalDecoder(tokenizer)
+    return "".join(decoder.push(i) for i in ids)
+
+
 class StopMatcher:
     """Hold back just enough text to catch a stop string that spans several deltas."""
 

@@ -15,6 +15,7 @@ import torch
 
 from ..exceptions import GenerationFailed
 from ..types import Chunk, Usage
+from .decoding import whole_text
 from .request import Handle, Sequence, State
 
 
@@ -54,8 +55,7 @@ class Output:
         """Send a finished beam search's best hypothesis as one delta, then its end."""
         best = seq.beams.best()
         ended = bool(best) and best[-1] in self.eos_ids
-        text = self.tokenizer.decode([t for t in best if t not in self.eos_ids],
-                                     skip_special_tokens=True)
+        text = whole_text(self.tokenizer, [t for t in best if t not in self.eos_ids])
         text, hit = seq.stopper.push(text)
         text += "" if hit else seq.stopper.flush()
         seq.handle.first_token_at = time.monotonic()
