@@ -10,6 +10,9 @@ one streaming helper. Each route only encodes.
 from __future__ import annotations
 
 import json
+import select
+import socket
+import ssl
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -204,10 +207,11 @@ class Generation:
         self._metrics = current_app.extensions["metrics"]
         self._recorded = False
 
-    def chunks(self) -> Iterator[Chunk]:
-        """Yield the Chunks; closing this generator early cancels the generation."""
+    def chunks(self, check: Callable[[], None] | None = None) -> Iterator[Chunk]:
+        """Yield the Chunks; closing this generator early cancels the generation. ``check``:
+        called about every ``CLIENT_CHECK_S`` seconds meanwhile (``Handle.items``)."""
         try:
-            for chunk in self.handle:
+            for chunk in self.handle.items(check, CLIENT_CHECK_S):
                 self.text += chunk.text
                 if chunk.finish_reason is not None:
                     self.finish_reason, self.usage = chunk.finish_reason, chunk.usage
@@ -234,10 +238,35 @@ class Generation:
             now - h.submitted_at)
 
     def join(self) -> Generation:
-        """Run the stream to its end: the non-streaming reply is the joined stream."""
-        for _chunk in self.chunks():
+        """Run the stream to its end: the non-streaming reply is the joined stream. Nothing
+        is written to the client until then (a beam search sends nothing before its end), so
+        its connection is watched meanwhile, and a client that left cancels the generation."""
+        environ = request.environ
+
+        def check() -> None:
+            if client_gone(environ):
+                self.handle.cancel()
+
+        for _chunk in self.chunks(check):
             pass
         return self
+
+
+CLIENT_CHECK_S = 0.5  # how often a non-streamed generation checks that its client is there
+
+
+def client_gone(environ: dict) -> bool:
+    """Whether the request's client closed its connection: the socket reads as ended. False
+    where that cannot be seen (no socket in the environ, TLS in the server itself); a client
+    that only shut down its sending side counts as gone (HTTP clients do not do that)."""
+    sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
+    if not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):  # reset, or already closed
+        return True
 
 
 def start(req: ChatRequest) -> tuple[Prepared, Generation]:

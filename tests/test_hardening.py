@@ -289,6 +289,30 @@ def test_ten_sigterms_during_streams_exit_cleanly(smol_dir, tmp_path):
     assert "terminate called" not in log and "SIGABRT" not in log
 
 
+def test_under_gunicorn_a_non_streamed_beam_search_ends_when_its_client_leaves(smol_dir, tmp_path):
+    """As deployed: gunicorn's socket is watched the same way (the default model's 4 beams
+    over 400 tokens take far longer than the check allows)."""
+    def active(url) -> int:
+        text = urllib.request.urlopen(url + "/metrics", timeout=5).read().decode()
+        return int(next(line.split()[1] for line in text.splitlines()
+                        if line.startswith("mnemo_active_sequences ")))
+
+    with run_gunicorn(smol_dir, tmp_path) as (_proc, url):
+        host, port = url.removeprefix("http://").split(":")
+        conn = socket.create_connection((host, int(port)))
+        payload = json.dumps({"messages": [user("Tell me a long story.")], "num_beams": 4,
+                              "max_new_tokens": 400}).encode()
+        conn.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload))
+        time.sleep(1.5)
+        assert active(url) == 1
+        conn.close()
+        left = time.monotonic()
+        while active(url) and time.monotonic() - left < 5:
+            time.sleep(0.1)
+        assert active(url) == 0
+
+
 def test_a_thread_count_in_which_429_could_never_trigger_is_refused_at_start():
     import subprocess
     import sys
@@ -320,6 +344,37 @@ def test_a_thread_count_in_which_429_could_never_trigger_is_refused_at_start():
                           "'gunicorn.conf.py')['threads'])"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=60)
     assert run.stdout.strip() == "96"  # 16 + 64 in flight, 16 spare
+
+
+@pytest.mark.parametrize("body", [
+    {"messages": [user("Tell me a long story.")], "num_beams": 4, "max_new_tokens": 500},
+    {"messages": [user("Tell me a long story.")], "max_new_tokens": 500},  # a token per step
+], ids=["beams", "greedy"])
+def test_a_non_streamed_reply_ends_when_its_client_leaves(tiny_dir, lora_dir, tmp_path_factory,
+                                                           monkeypatch, body):
+    """Nothing is written to a non-streamed reply's client until the reply ends, so the
+    server watches the connection: a client that leaves cancels the generation."""
+    from tests.helpers import sleep_each_step, wrap_forward
+
+    with tiny_live(tiny_dir, lora_dir, tmp_path_factory, generation_timeout=60.0,
+                   max_new_tokens_limit=512) as server:
+        wrap_forward(monkeypatch, server.app, sleep_each_step(0.02))  # 500 steps: 10 s or more
+        scheduler = server.app.extensions["engine"].scheduler
+        host, port = server.url.removeprefix("http://").split(":")
+        conn = socket.create_connection((host, int(port)))
+        payload = json.dumps(body).encode()
+        conn.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload))
+        time.sleep(1.0)
+        assert scheduler.active == 1  # generating, and far from done
+        conn.close()
+        left = time.monotonic()
+        while scheduler.active and time.monotonic() - left < 5:
+            time.sleep(0.05)
+        assert scheduler.active == 0
+        with post_json(server.url + "/api/chat", {"messages": [user("hi")],
+                                                  "max_new_tokens": 2}) as resp:
+            assert json.load(resp)["message"]["role"] == "assistant"
 
 
 def test_beam_search_ends_at_the_deadline_and_when_its_client_leaves(tiny_dir, lora_dir,

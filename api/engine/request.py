@@ -17,6 +17,7 @@ import enum
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..types import Chunk, SamplingParams, Usage
@@ -56,8 +57,23 @@ class Handle:
         self._out.put(item)
 
     def __iter__(self):
+        return self.items()
+
+    def items(self, check: Callable[[], None] | None = None, every: float = 0.5):
+        """The Chunks, raising the error that ended the request. ``check`` is called every
+        ``every`` seconds until the last Chunk, whether Chunks arrive meanwhile or not."""
+        due = time.monotonic() + every
         while True:
-            item = self._out.get()
+            try:
+                item = self._out.get(timeout=max(0.0, due - time.monotonic())) if check \
+                    else self._out.get()
+            except queue.Empty:
+                item = None
+            if check is not None and time.monotonic() >= due:
+                check()
+                due = time.monotonic() + every
+            if item is None:
+                continue
             if isinstance(item, BaseException):
                 raise item
             yield item
