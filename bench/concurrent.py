@@ -14,32 +14,41 @@ here with less noise.
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import threading
 import time
+from collections.abc import Callable, Iterable
 
 from api import create_app
 from api.types import SamplingParams
 from bench.bench import TOPICS, essay
 
 
-def run_once(engine, prompts: list[list[int]], tokens: int) -> float:
-    """Tokens per second of all ``prompts`` decoded at once."""
-    engine.scheduler.prefix.clear()
-    counts = [0] * len(prompts)
+def rate_of(streams: list[Callable[[], Iterable]]) -> float:
+    """Tokens per second of all ``streams`` (each a call giving a request's Chunks) run at
+    once, each on a thread of its own, from the first start to the last end."""
+    counts = [0] * len(streams)
 
-    def one(i: int) -> None:
-        for chunk in engine.submit(prompts[i], SamplingParams(max_new_tokens=tokens), None):
-            if chunk.usage is not None:
+    def run(i: int) -> None:
+        for chunk in streams[i]():
+            if chunk.finish_reason is not None:
                 counts[i] = chunk.usage.completion_tokens
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(prompts))]
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(streams))]
     start = time.perf_counter()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     return sum(counts) / (time.perf_counter() - start)
+
+
+def run_once(engine, prompts: list[list[int]], tokens: int) -> float:
+    """Tokens per second of all ``prompts`` decoded at once, none of them cached."""
+    engine.scheduler.prefix.clear()
+    params = SamplingParams(max_new_tokens=tokens)
+    return rate_of([functools.partial(engine.submit, ids, params, None) for ids in prompts])
 
 
 def main() -> None:
