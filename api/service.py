@@ -263,8 +263,9 @@ def client_gone(environ: dict) -> bool:
     if not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
         return False
     try:
-        readable, _, _ = select.select([sock], [], [], 0)
-        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+        poller = select.poll()  # not select(): it refuses descriptors from 1,024 on
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0)) and sock.recv(1, socket.MSG_PEEK) == b""
     except (OSError, ValueError):  # reset, or already closed
         return True
 

@@ -406,3 +406,30 @@ def test_beam_search_ends_at_the_deadline_and_when_its_client_leaves(tiny_dir, l
                                                   "max_new_tokens": 2}) as resp:
             assert json.load(resp)["message"]["role"] == "assistant"
         assert time.monotonic() - start < 5
+
+
+def test_client_gone_reads_the_socket_without_consuming_it():
+    """A connection that is open (idle, or with a pipelined request waiting) is not gone, even
+    on a descriptor select() refuses (1,024 and above); a closed or reset one is."""
+    import resource
+
+    from api.service import client_gone
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    ceiling = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(2048, ceiling), hard))
+    server, client = socket.socketpair()
+    high = socket.socket(fileno=os.dup2(server.fileno(), min(1500, ceiling - 1)))
+    try:
+        for sock in (server, high):
+            assert not client_gone({"gunicorn.socket": sock})
+        client.sendall(b"GET / HTTP/1.1\r\n")  # pipelined: still there, and nothing read
+        assert not client_gone({"werkzeug.socket": high})
+        assert server.recv(64) == b"GET / HTTP/1.1\r\n"
+        client.close()
+        assert client_gone({"gunicorn.socket": server}) and client_gone({"werkzeug.socket": high})
+    finally:
+        high.close()
+        server.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert not client_gone({})  # no socket to watch: never cancelled for it
