@@ -256,18 +256,28 @@ CLIENT_CHECK_S = 0.5  # how often a non-streamed generation checks that its clie
 
 
 def client_gone(environ: dict) -> bool:
-    """Whether the request's client closed its connection: the socket reads as ended. False
-    where that cannot be seen (no socket in the environ, TLS in the server itself); a client
-    that only shut down its sending side counts as gone (HTTP clients do not do that)."""
+    """Whether the request's client closed its connection. False where that cannot be seen
+    (no socket in the environ, TLS in the server itself). The peer's end of sending counts,
+    even behind bytes it sent and nobody read (POLLRDHUP, Linux), so a client that only shuts
+    down its sending side counts as gone too, as Go's net/http and hyper take it by default
+    (golang/go#18527, httpwg/http-core#22); curl, urllib, requests and the OpenAI SDK never do
+    that (a review, 2026-12-03), while `nc -N` does."""
     sock = environ.get("gunicorn.socket") or environ.get("werkzeug.socket")
     if not isinstance(sock, socket.socket) or isinstance(sock, ssl.SSLSocket):
         return False
     try:
         poller = select.poll()  # not select(): it refuses descriptors from 1,024 on
-        poller.register(sock, select.POLLIN)
-        return bool(poller.poll(0)) and sock.recv(1, socket.MSG_PEEK) == b""
+        poller.register(sock, select.POLLIN | _RDHUP)
+        for _fd, events in poller.poll(0):
+            if events & (_RDHUP | select.POLLHUP | select.POLLERR | select.POLLNVAL):
+                return True
+            return sock.recv(1, socket.MSG_PEEK) == b""  # where POLLRDHUP is unknown
     except (OSError, ValueError):  # reset, or already closed
         return True
+    return False
+
+
+_RDHUP = getattr(select, "POLLRDHUP", 0)
 
 
 def start(req: ChatRequest) -> tuple[Prepared, Generation]:

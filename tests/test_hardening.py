@@ -418,7 +418,13 @@ def test_client_gone_reads_the_socket_without_consuming_it():
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     ceiling = 1 << 20 if hard == resource.RLIM_INFINITY else hard
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(2048, ceiling), hard))
-    server, client = socket.socketpair()
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def tcp_pair() -> tuple[socket.socket, socket.socket]:
+        client = socket.create_connection(listener.getsockname())
+        return listener.accept()[0], client
+
+    server, client = tcp_pair()
     high = socket.socket(fileno=os.dup2(server.fileno(), min(1500, ceiling - 1)))
     try:
         for sock in (server, high):
@@ -427,9 +433,18 @@ def test_client_gone_reads_the_socket_without_consuming_it():
         assert not client_gone({"werkzeug.socket": high})
         assert server.recv(64) == b"GET / HTTP/1.1\r\n"
         client.close()
+        time.sleep(0.05)
         assert client_gone({"gunicorn.socket": server}) and client_gone({"werkzeug.socket": high})
+        # gone behind bytes nobody read (a pipelined request, then the client left)
+        server2, client2 = tcp_pair()
+        client2.sendall(b"X")
+        client2.close()
+        time.sleep(0.05)  # loopback delivers the FIN at once; leave it a moment anyway
+        assert client_gone({"gunicorn.socket": server2})
+        server2.close()
     finally:
         high.close()
         server.close()
+        listener.close()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
     assert not client_gone({})  # no socket to watch: never cancelled for it
