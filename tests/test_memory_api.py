@@ -134,6 +134,25 @@ def test_a_compactions_summary_prompt_leaves_the_prefix_cache_to_the_conversatio
     assert len(prefix) == 1  # the reply's conversation, not the summary's prompt as well
 
 
+def test_a_summary_cut_short_is_a_failed_compaction_not_a_short_summary(mem_live, monkeypatch):
+    """A summary generation ends "cancelled" when its client leaves (it is checked while it
+    runs); what was written by then is no summary."""
+    from api import service
+
+    join = service.Generation.join
+
+    def cut_short(gen):
+        if gen.summary:
+            gen.handle.cancel()  # as a departed client's check does
+        return join(gen)
+
+    monkeypatch.setattr(service.Generation, "join", cut_short)
+    messages = [user("My name is Ingrid."), assistant("Sure.")] + long_chat(12) + [user("Hi")]
+    body = call(mem_live, "/api/chat", {"messages": messages, "max_turns": 50})
+    assert body["compaction"]["status"] == "failed" and "client left" in body["compaction"]["reason"]
+    assert "summary" not in body
+
+
 def test_compaction_can_be_turned_off_and_is_not_run_when_not_needed(mem_live):
     messages = long_chat(12) + [user("hi")]
     body = call(mem_live, "/api/chat", {"messages": messages, "compact": False, "max_turns": 50})

@@ -69,6 +69,8 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
         return _failed(f"the summary prompt does not fit: {err.message}")
     except MnemoError as err:
         return _failed(f"the summary generation failed: {err.message}")
+    if gen.finish_reason == "cancelled":  # its client left (``Generation.join``)
+        return _failed("the client left while the summary was being written")
     prose = sm.clean_prose(gen.text)
     if not prose:
         return _failed("the model returned an empty summary")
