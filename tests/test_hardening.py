@@ -346,12 +346,14 @@ def test_a_thread_count_in_which_429_could_never_trigger_is_refused_at_start():
     assert run.stdout.strip() == "96"  # 16 + 64 in flight, 16 spare
 
 
-@pytest.mark.parametrize("body", [
-    {"messages": [user("Tell me a long story.")], "num_beams": 4, "max_new_tokens": 500},
-    {"messages": [user("Tell me a long story.")], "max_new_tokens": 500},  # a token per step
-], ids=["beams", "greedy"])
+@pytest.mark.parametrize("path, body", [
+    ("/api/chat", {"messages": [user("Tell me a long story.")], "num_beams": 4,
+                   "max_new_tokens": 500}),
+    ("/api/chat", {"messages": [user("Tell me a long story.")], "max_new_tokens": 500}),
+    ("/v1/chat/completions", {"messages": [user("Tell me a long story.")], "max_tokens": 500}),
+], ids=["beams", "greedy", "openai"])
 def test_a_non_streamed_reply_ends_when_its_client_leaves(tiny_dir, lora_dir, tmp_path_factory,
-                                                           monkeypatch, body):
+                                                           monkeypatch, path, body):
     """Nothing is written to a non-streamed reply's client until the reply ends, so the
     server watches the connection: a client that leaves cancels the generation."""
     from tests.helpers import sleep_each_step, wrap_forward
@@ -359,12 +361,15 @@ def test_a_non_streamed_reply_ends_when_its_client_leaves(tiny_dir, lora_dir, tm
     with tiny_live(tiny_dir, lora_dir, tmp_path_factory, generation_timeout=60.0,
                    max_new_tokens_limit=512) as server:
         wrap_forward(monkeypatch, server.app, sleep_each_step(0.02))  # 500 steps: 10 s or more
-        scheduler = server.app.extensions["engine"].scheduler
+        engine = server.app.extensions["engine"]
+        scheduler = engine.scheduler
+        if path.startswith("/v1"):
+            body = {**body, "model": engine.model_id}
         host, port = server.url.removeprefix("http://").split(":")
         conn = socket.create_connection((host, int(port)))
         payload = json.dumps(body).encode()
-        conn.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                     b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload))
+        conn.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(payload), payload))
         time.sleep(1.0)
         assert scheduler.active == 1  # generating, and far from done
         conn.close()

@@ -259,7 +259,7 @@ def quantize(model: nn.Module, mode: str, store: Store | None = None, *, dense: 
         if layer is None:
             layer = QuantLinear(child, layer_mode)
             fresh += key is not None
-        if dense if child is not output else dense_output:
+        if dense_output if child is output else dense:
             layer.bf16 = _kept(kept_dense, key, child, dense_store)
             if layer.bf16 is None:
                 layer.bf16 = dequantized(child, layer_mode)
