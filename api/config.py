@@ -41,8 +41,9 @@ class Settings:
     # The native decode step (api/engine/native/) for one-row decode steps of an int8/int4
     # model, compiled once into cache_dir; off: the lean forward's Python runs them.
     native_decode: bool = True
-    # Under int8/int4, a prefill over a long history (a conversation's next turn) attends in
-    # bfloat16 (api/engine/attention.py); off: float32 SDPA, as float32 models always do.
+    # Under int8/int4, keys and values are kept in bfloat16 and attention reads them so (a
+    # conversation's next turn: api/engine/attention.py); off: float32 keys, values and SDPA,
+    # as float32 models always have.
     bf16_attention: bool = True
     # Under int8/int4 with the lean forward, products of 8 or more rows (prefills, batches of 8
     # or more) use the layers' dequantized weights in bfloat16 (api/engine/quantize.py), kept

@@ -131,3 +131,31 @@ def test_bytes_count_the_room_and_old_entries_are_evicted():
         cache.store(NOBODY, [100 * start + i for i in range(10)], row(10))
     assert len(cache) == 2 and cache.bytes <= cache.max_bytes
     assert cache.lookup(NOBODY, list(range(10)) + [5])[0] == 0  # the oldest went first
+
+
+def test_a_bfloat16_cache_keeps_bfloat16_and_gives_float32_writers_float32():
+    """int8/int4 caches hold bfloat16 (the lean forward writes it); transformers' forward (a
+    LoRA row in the same batch) writes float32 and must get float32 back to attend with."""
+    cache = new_cache(dtype=torch.bfloat16)
+    k, v = kv(1, 6)
+    keys, values = cache.update(k, v, 0)  # transformers' forward
+    layer = cache.layers[0]
+    assert layer.buffers()[0].dtype == layer.buffers()[1].dtype == torch.bfloat16
+    assert keys.dtype == values.dtype == torch.float32
+    assert torch.equal(keys, k.bfloat16().float()) and torch.equal(values, v.bfloat16().float())
+    k2, v2 = kv(1, 1)
+    keys, values = cache.update(k2.bfloat16(), v2.bfloat16(), 0)  # the lean forward
+    assert keys.dtype == torch.bfloat16 and keys.shape[-2] == 7
+    assert keys.data_ptr() == layer.buffers()[0].data_ptr()  # its own buffer: no copy
+    assert torch.equal(keys[:, :, -1:], k2.bfloat16())
+    # what it hands the prefix cache and what a batch join copies stay bfloat16
+    entry = kvbatch.row_kv(cache, 0, 7)
+    assert entry.keys[0].dtype == torch.bfloat16
+    assert entry.nbytes == sum(t.numel() * 2 for t in (*entry.keys, *entry.values))
+    lent = new_cache(entry, 7, dtype=torch.bfloat16)
+    lent.update(*kv(1, 2), 0)  # a borrowed entry's first update copies: still bfloat16
+    assert lent.layers[0].buffers()[0].dtype == torch.bfloat16
+    # and a cache without a dtype takes its first keys'
+    plain = new_cache()
+    plain.update(*kv(1, 3), 0)
+    assert plain.layers[0].buffers()[0].dtype == torch.float32

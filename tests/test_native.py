@@ -46,16 +46,19 @@ def decode(lean: LeanForward, prompt: list[int], tokens: list[int], use_native: 
                 out.append(lean(input_ids=torch.tensor([[token]]),
                                 position_ids=torch.tensor([[len(prompt) + i]]), cache=cache).logits[0, -1])
             assert cache.get_seq_length() == len(prompt) + len(tokens)
+            assert cache.layers[0].keys.dtype == (lean.kv_dtype or torch.float32)
             return torch.stack(out)
     finally:
         lean.native = native_step
 
 
-@pytest.mark.parametrize("mode", ["int4", "int8"])
-def test_native_step_gives_the_python_steps_logits(smol_dir, mode):
+@pytest.mark.parametrize("mode, bf16", [("int4", True), ("int8", True), ("int4", False)])
+def test_native_step_gives_the_python_steps_logits(smol_dir, mode, bf16):
     """The default model, 300 prompt positions, then 150 steps: the buffers (300 + 256 room,
-    grown once fewer than 128 are free) are reallocated under the native step on the way."""
-    lean = lean_of(smol_dir, mode)
+    grown once fewer than 128 are free) are reallocated under the native step on the way.
+    Keys and values in bfloat16 (the default) and in float32 (MNEMO_BF16_ATTENTION=0)."""
+    lean = lean_of(smol_dir, mode, bf16_attention=bf16)
+    assert lean.kv_dtype == (torch.bfloat16 if bf16 else None)
     assert lean.native is not None and lean.native.head is not None  # the int8 output layer too
     g = torch.Generator().manual_seed(1)
     prompt = torch.randint(100, 40000, (300,), generator=g).tolist()

@@ -126,6 +126,44 @@ def test_int4_engine_serves_adapters_and_reuses_the_prefix_cache(int4_app):
     assert chat(messages=second) == warm
 
 
+def test_int4_batches_base_and_lora_rows_over_bfloat16_keys_and_values(int4_app):
+    """int4 keeps keys and values in bfloat16; a LoRA row runs transformers' forward, which
+    attends in float32, over the same batch cache. Base and adapter requests at once: each
+    reply is the one it gets alone, and what the prefix cache keeps is bfloat16."""
+    import threading
+
+    from api.types import SamplingParams
+
+    engine = int4_app.extensions["engine"]
+    assert engine.loaded.lean.kv_dtype == torch.bfloat16
+    prompts = [(engine.build_prompt([user(text)], system=None, max_new_tokens=10,
+                                    max_turns=None).ids, adapter)
+               for text, adapter in [("Tell me about the sea.", None), ("Name a colour.", "shouty"),
+                                     ("What is rain?", None), ("Say hello.", "shouty")]]
+    params = SamplingParams(max_new_tokens=10)
+
+    def reply(ids, adapter):
+        return "".join(c.text for c in engine.submit(ids, params, adapter))
+
+    alone = []
+    for ids, adapter in prompts:
+        engine.scheduler.prefix.clear()
+        alone.append(reply(ids, adapter))
+    engine.scheduler.prefix.clear()
+    together = [None] * len(prompts)
+    threads = [threading.Thread(target=lambda i=i: together.__setitem__(i, reply(*prompts[i])))
+               for i in range(len(prompts))]
+    steps = engine.scheduler.steps
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert together == alone and all(alone)
+    assert engine.scheduler.steps - steps < 4 * 10  # they did share steps
+    entries = list(engine.scheduler.prefix._entries.values())
+    assert entries and all(kv.keys[0].dtype == torch.bfloat16 for _o, _ids, kv in entries)
+
+
 def test_int4_keeps_the_default_models_quality():
     """Floors from bench/quality.py's figures (docs/benchmarks.md#decode-speed): on 8 prompts
     int4 as served (the lean forward) had perplexity 43.33 against float32's 43.37 (through

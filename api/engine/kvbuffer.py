@@ -50,9 +50,11 @@ class RowKV:
                    [_with_room(v, length + room_for(length)) for v in values], length)
 
 
-def empty_buffer(like: torch.Tensor, rows: int, capacity: int) -> torch.Tensor:
-    """An uninitialised [rows, heads, capacity, dim] buffer of ``like``'s dtype and device."""
-    return like.new_empty((rows, like.shape[1], capacity, like.shape[-1]))
+def empty_buffer(like: torch.Tensor, rows: int, capacity: int,
+                 dtype: torch.dtype | None = None) -> torch.Tensor:
+    """An uninitialised [rows, heads, capacity, dim] buffer of ``like``'s device and of
+    ``dtype`` (None: ``like``'s)."""
+    return like.new_empty((rows, like.shape[1], capacity, like.shape[-1]), dtype=dtype or like.dtype)
 
 
 def _with_room(t: torch.Tensor, capacity: int) -> torch.Tensor:
@@ -62,11 +64,17 @@ def _with_room(t: torch.Tensor, capacity: int) -> torch.Tensor:
 
 
 class GrowingLayer(DynamicLayer):
-    """A DynamicLayer whose ``keys``/``values`` are views of longer buffers it may write into."""
+    """A DynamicLayer whose ``keys``/``values`` are views of longer buffers it may write into.
 
-    def __init__(self, reserve: int = 0):
+    ``dtype``: what its buffers hold, whatever the dtype of the keys and values written
+    (None: theirs). The lean forward keeps int8/int4 models' keys and values in bfloat16 and
+    writes bfloat16; transformers' forward (a LoRA row) writes float32 into the same cache and
+    gets float32 copies back."""
+
+    def __init__(self, reserve: int = 0, dtype: torch.dtype | None = None):
         super().__init__()
         self.reserve = reserve  # positions it will hold (a prompt fed in chunks): allocate once
+        self.dtype = dtype
         self._kbuf: torch.Tensor | None = None
         self._vbuf: torch.Tensor | None = None
         self._view: torch.Tensor | None = None  # the keys view this layer last handed out
@@ -138,8 +146,8 @@ class GrowingLayer(DynamicLayer):
             if old:
                 self._kbuf, self._vbuf = _with_room(self.keys, capacity), _with_room(self.values, capacity)
             else:
-                self._kbuf = empty_buffer(key_states, rows, capacity)
-                self._vbuf = empty_buffer(value_states, rows, capacity)
+                self._kbuf = empty_buffer(key_states, rows, capacity, self.dtype)
+                self._vbuf = empty_buffer(value_states, rows, capacity, self.dtype)
             self._set_length(old)
         return old
 
@@ -158,25 +166,28 @@ class GrowingLayer(DynamicLayer):
         self._kbuf[:, :, old:new].copy_(key_states)
         self._vbuf[:, :, old:new].copy_(value_states)
         self._set_length(new)
+        if self.keys.dtype != key_states.dtype:  # transformers' forward over a bfloat16 cache
+            return self.keys.to(key_states.dtype), self.values.to(key_states.dtype)
         return self.keys, self.values
 
 
 def new_cache(kv: RowKV | None = None, length: int = 0, *, owned: bool = False,
-              reserve: int = 0) -> Cache:
+              reserve: int = 0, dtype: torch.dtype | None = None) -> Cache:
     """A cache of GrowingLayers, empty or holding ``kv``'s first ``length`` positions.
 
     ``owned``: the caller hands ``kv`` over, and the cache appends into its buffers in place;
     otherwise ``kv`` is only read, and the first update copies what it needs. ``reserve``: the
     positions it will reach, so that a prompt fed in chunks allocates its buffers once instead
     of copying them each time they fill (a copy of everything so far, in the middle of a step).
+    ``dtype``: what new buffers hold (``GrowingLayer``; ``kv``'s buffers keep theirs).
     """
-    cache = Cache(layer_class_to_replicate=partial(GrowingLayer, reserve=reserve))
+    cache = Cache(layer_class_to_replicate=partial(GrowingLayer, reserve=reserve, dtype=dtype))
     if kv is not None and length:
         for i in range(len(kv.keys)):
             if owned:
                 cache.layers.append(GrowingLayer.over(kv.keys[i], kv.values[i], length, reserve))
             else:
-                layer = GrowingLayer(reserve)
+                layer = GrowingLayer(reserve, dtype)
                 layer.borrow(kv, i, length)
                 cache.layers.append(layer)
     return cache

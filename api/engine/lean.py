@@ -196,13 +196,14 @@ class LeanForward:
         # int8/int4 layers (bfloat16 in and out) attend over a long history in bfloat16
         # (``attention``); float32 layers never do, whatever was asked
         self.bf16_attention = bf16_attention and self.layers[0].qkv.quant
+        # and keep their keys and values in bfloat16 (the runner's new caches hold them): no
+        # conversion of the history at each forward, and half the memory
+        self.kv_dtype = torch.bfloat16 if self.bf16_attention else None
         self.native = None  # a native.NativeDecode for one-row decode steps (``use_native``)
-        self.softmax = None  # the native module's softmax for ``attention`` (``use_native``)
 
     def use_native(self, module) -> str | None:
         """Run one-row decode steps through the native step built as ``module``
         (``native.load``); return why it cannot run this model's layers (None: it does)."""
-        self.softmax = attention.Softmax(module)  # whatever the layers: it runs on scores
         why = native.unsupported(self.layers)
         if why is None:
             self.native = native.NativeDecode(module, self.layers, self.head, self.norm, self.eps)
@@ -219,18 +220,20 @@ class LeanForward:
         sin = torch.cat((-sin[..., :half], sin[..., half:]), dim=-1)
         cos, sin = cos.unsqueeze(2), sin.unsqueeze(2)
         past = cache.get_seq_length() if cache.layers else 0
-        mask = _mask(attention_mask, rows, new, past, h.device)
-        future = None  # set: int8/int4 layers attend over the history in bfloat16
-        if self.bf16_attention and attention.applies(rows, new, past, self.layers[0].heads) and (
+        visible = mask = None  # visible: int8/int4 layers attend over the history in bfloat16
+        if self.bf16_attention and attention.applies(rows, new, past) and (
                 attention_mask is None or (attention_mask.dim() == 2 and bool(attention_mask.all()))):
-            future = attention.future_mask(new, h.device)
+            first = self.layers[0]
+            visible = attention.visible(new, past, first.heads // first.kv_heads, h.device)
+        else:
+            mask = _mask(attention_mask, rows, new, past, h.device)
         if self.native is not None and rows == 1 and new == 1 and mask is None and past \
                 and all(isinstance(layer, GrowingLayer) for layer in cache.layers):
             logits = self._native(h, cos, sin, cache, past)
             if logits is not None:
                 return Output(logits=logits, cache=cache)
         for i, layer in enumerate(self.layers):
-            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache, future, self.softmax)
+            h = self._layer(layer, i, h, rows, new, cos, sin, mask, cache, visible, self.kv_dtype)
         keep = new if logits_to_keep == 0 else min(logits_to_keep, new)
         return Output(logits=self._logits(h, rows, new, keep), cache=cache)
 
@@ -262,28 +265,30 @@ class LeanForward:
         self.native = None
 
     @staticmethod
-    def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache, future=None,
-               softmax=None):
+    def _layer(layer: _Layer, index: int, h, rows, new, cos, sin, mask, cache, visible=None,
+               kv_dtype=None):
         heads, kv, dim = layer.heads, layer.kv_heads, layer.head_dim
         x = F.rms_norm(h, h.shape[-1:], layer.norm1, layer.eps1).to(layer.qkv.dtype)
         qkv = layer.qkv(x).to(h.dtype).view(rows, new, heads + 2 * kv, dim)
         qk = qkv[:, :, :heads + kv]
         qk = torch.addcmul(qk * cos, qk.roll(dim // 2, -1), sin)
         q = qk[:, :, :heads].transpose(1, 2)
-        keys, values = cache.update(qk[:, :, heads:].transpose(1, 2),
-                                    qkv[:, :, heads + kv:].transpose(1, 2), index)
-        if future is not None:
-            a = attention.attend(q, keys, values, layer.scaling, future, softmax)
+        k, v = qk[:, :, heads:].transpose(1, 2), qkv[:, :, heads + kv:].transpose(1, 2)
+        if kv_dtype is not None:
+            k, v = k.to(kv_dtype), v.to(kv_dtype)
+        keys, values = cache.update(k, v, index)
+        if visible is not None:
+            a = attention.attend(q, keys, values, layer.scaling, visible)
         elif new == 1 and (mask is None or mask.shape[1] == 1):
             # One new position: the heads that share a key/value head become that head's
             # queries, so SDPA reads the cache as it is. ``enable_gqa`` copies the keys and
             # values out once per head: at 16 rows 2 x the time of this (docs/benchmarks.md).
-            a = F.scaled_dot_product_attention(q.reshape(rows, kv, heads // kv, dim), keys,
-                                               values, attn_mask=mask, scale=layer.scaling)
+            a = F.scaled_dot_product_attention(q.reshape(rows, kv, heads // kv, dim).to(keys.dtype),
+                                               keys, values, attn_mask=mask, scale=layer.scaling)
             a = a.reshape(rows, heads, 1, dim)
         else:
-            a = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask, scale=layer.scaling,
-                                               enable_gqa=kv != heads)
+            a = F.scaled_dot_product_attention(q.to(keys.dtype), keys, values, attn_mask=mask,
+                                               scale=layer.scaling, enable_gqa=kv != heads)
         a = a.transpose(1, 2).reshape(rows * new, heads * dim)
         h = h + layer.o(a.to(layer.o.dtype))
         x = F.rms_norm(h, h.shape[-1:], layer.norm2, layer.eps2).to(layer.gate_up.dtype)

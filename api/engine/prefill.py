@@ -51,16 +51,18 @@ def groups(pending: list[Pending], max_tokens: int = MAX_GROUP_TOKENS) -> list[l
     return out
 
 
-def single(p: Pending, device: torch.device) -> dict:
-    """Inputs for one request: its new tokens over its cached prefix."""
+def single(p: Pending, device: torch.device, kv_dtype: torch.dtype | None = None) -> dict:
+    """Inputs for one request: its new tokens over its cached prefix (new key/value buffers
+    of ``kv_dtype``, ``kvbuffer.new_cache``)."""
     return dict(
         input_ids=torch.tensor([p.ids[p.reuse:]], device=device),
         position_ids=torch.arange(p.reuse, len(p.ids), device=device).unsqueeze(0),
-        cache=new_cache(p.kv, p.reuse, owned=p.handed_over),
+        cache=new_cache(p.kv, p.reuse, owned=p.handed_over, dtype=kv_dtype),
     )
 
 
-def batched(group: list[Pending], device: torch.device, pad_id: int) -> dict:
+def batched(group: list[Pending], device: torch.device, pad_id: int,
+            kv_dtype: torch.dtype | None = None) -> dict:
     """Inputs for several requests in one forward (see the module's docstring)."""
     n = max(p.new for p in group)
     lengths = torch.tensor([len(p.ids) for p in group], device=device)
@@ -70,7 +72,7 @@ def batched(group: list[Pending], device: torch.device, pad_id: int) -> dict:
     positions = (lengths.unsqueeze(1) - n + torch.arange(n, device=device)).clamp(min=0)
     return dict(input_ids=torch.tensor(rows, device=device), position_ids=positions,
                 attention_mask=_mask(lengths, width, n),
-                cache=_right_aligned(group, cached, width, n))
+                cache=_right_aligned(group, cached, width, n, kv_dtype))
 
 
 def _mask(lengths: torch.Tensor, width: int, n: int) -> torch.Tensor:
@@ -88,9 +90,10 @@ def _mask(lengths: torch.Tensor, width: int, n: int) -> torch.Tensor:
     return mask.unsqueeze(1)
 
 
-def _right_aligned(group: list[Pending], cached: list[int], width: int, n: int):
+def _right_aligned(group: list[Pending], cached: list[int], width: int, n: int,
+                   kv_dtype: torch.dtype | None = None):
     """A cache holding each row's first ``cached[i]`` positions at the right of ``width``."""
-    cache = new_cache()
+    cache = new_cache(dtype=kv_dtype)
     if width == 0:
         return cache
     source = next(p.kv for p, c in zip(group, cached, strict=True) if c)

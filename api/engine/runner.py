@@ -38,6 +38,8 @@ class Runner:
         self.device = loaded.device
         self.pad_id = min(loaded.eos_ids)
         self._is_peft = bool(loaded.adapters)
+        # what new key/value buffers hold: the lean forward's choice (bfloat16 under int8/int4)
+        self.kv_dtype = loaded.lean.kv_dtype if loaded.lean is not None else None
         self._lora_on: bool | None = None  # the LoRA layers' switch, as last set
         self.groups: list[Group] = []  # the running batch: rows that decode together, by group
         self.steps = 0
@@ -78,15 +80,15 @@ class Runner:
     # -- prefill ------------------------------------------------------------------------
     def prefill_group(self, group: list[prefill.Pending]):
         """Run a group's new prompt tokens; return (last logits [n, vocab], their cache)."""
-        inputs = (prefill.single(group[0], self.device) if len(group) == 1
-                  else prefill.batched(group, self.device, pad_id=self.pad_id))
+        inputs = (prefill.single(group[0], self.device, self.kv_dtype) if len(group) == 1
+                  else prefill.batched(group, self.device, self.pad_id, self.kv_dtype))
         out = self.forward([p.seq.adapter for p in group], **inputs, logits_to_keep=1)
         return out.logits[:, -1], out.cache
 
     def prefill_chunk(self, seq: Sequence, n: int) -> torch.Tensor | None:
         """Feed ``seq``'s next ``n`` history ids; return the last logits once all are fed."""
         if seq.cache is None:
-            seq.cache = new_cache()
+            seq.cache = new_cache(dtype=self.kv_dtype)
         start = seq.fed
         ids = seq.history[start:start + n]
         out = self.forward(

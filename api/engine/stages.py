@@ -75,7 +75,7 @@ class Stages:
             self.waiting.remove(seq)
             seq.state, seq.fed = State.PREFILLING, seq.reuse
             seq.cache = new_cache(seq.kv, seq.reuse, owned=seq.handed_over,
-                                  reserve=len(seq.history))
+                                  reserve=len(seq.history), dtype=self.runner.kv_dtype)
             seq.kv = None
             self.prefilling.append(seq)
         started = time.perf_counter()

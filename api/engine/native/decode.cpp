@@ -11,7 +11,6 @@
 #include <ATen/Parallel.h>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 namespace {
@@ -35,13 +34,59 @@ void rms_norm_bf16(const float* x, const float* w, float eps, int64_t n, BFloat1
   for (int64_t i = 0; i < n; ++i) out[i] = BFloat16((x[i] * r) * w[i]);
 }
 
+// Attention of one new position's query heads `q` over positions 0 .. length - 1 of a layer's
+// key/value buffers `kp`/`vp` ([kv_heads, cap, head_dim] of T: float, or bfloat16 where the
+// lean forward keeps its cache in bfloat16), into `attn`; `scores` holds heads x length floats.
+// The products, the softmax and the sums are float32 either way.
+template <typename T>
+void attend(const float* q, const T* kp, const T* vp, int64_t cap, int64_t length,
+            int64_t heads, int64_t per_kv, int64_t head_dim, float scaling, float* scores,
+            float* attn) {
+  const int64_t grain = std::max<int64_t>(1, 16384 / (length * head_dim));
+  at::parallel_for(0, heads, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t hq = begin; hq < end; ++hq) {
+      const int64_t g = hq / per_kv;
+      const float* qh = q + hq * head_dim;
+      const T* keys = kp + g * cap * head_dim;
+      const T* values = vp + g * cap * head_dim;
+      float* s = scores + hq * length;
+      float top = 0;
+      for (int64_t j = 0; j < length; ++j) {
+        const T* kj = keys + j * head_dim;
+        float dot = 0;
+        for (int64_t d = 0; d < head_dim; ++d) dot += qh[d] * float(kj[d]);
+        s[j] = dot * scaling;
+        top = j == 0 ? s[j] : std::max(top, s[j]);
+      }
+      float total = 0;
+      for (int64_t j = 0; j < length; ++j) {
+        s[j] = std::exp(s[j] - top);
+        total += s[j];
+      }
+      float* out = attn + hq * head_dim;
+      std::fill(out, out + head_dim, 0.0f);
+      for (int64_t j = 0; j < length; ++j) {
+        const float p = s[j] / total;
+        const T* vj = values + j * head_dim;
+        for (int64_t d = 0; d < head_dim; ++d) out[d] += p * float(vj[d]);
+      }
+    }
+  });
+}
+
+// Writes a key or value of head_dim floats into a buffer of T.
+template <typename T>
+void store(T* dst, const float* src, int64_t n) {
+  for (int64_t d = 0; d < n; ++d) dst[d] = T(src[d]);
+}
+
 }  // namespace
 
 // Runs every decoder layer for one new token; returns the residual stream after the last.
 // h: [1, hidden] float32. cos, sin: [head_dim] float32, sin's first half negated (so that
 // rotate_half(x) * sin == roll(x, half) * sin). kbufs/vbufs: per layer [1, kv_heads, capacity,
-// head_dim] float32 buffers whose first `past` positions are filled; position `past` is
-// written here. projs: per layer qkv, o, gate_up, down (qweight, scales, group each).
+// head_dim] buffers, float32 or bfloat16 (all alike), whose first `past` positions are
+// filled; position `past` is written here. projs: per layer qkv, o, gate_up, down (qweight, scales, group each).
 // norms: per layer the two RMSNorm weights.
 at::Tensor decode_layers(at::Tensor h, at::Tensor cos, at::Tensor sin,
                          std::vector<at::Tensor> norms, std::vector<at::Tensor> qweights,
@@ -79,13 +124,16 @@ at::Tensor decode_layers(at::Tensor h, at::Tensor cos, at::Tensor sin,
   for (int64_t l = 0; l < layers; ++l) {
     const at::Tensor& kb = kbufs[l];
     const at::Tensor& vb = vbufs[l];
-    TORCH_CHECK(kb.is_contiguous() && vb.is_contiguous() && kb.scalar_type() == at::kFloat &&
-                vb.scalar_type() == at::kFloat && kb.dim() == 4 && kb.size(0) == 1 &&
+    const bool bf16 = kb.scalar_type() == at::kBFloat16;
+    TORCH_CHECK(kb.is_contiguous() && vb.is_contiguous() &&
+                (kb.scalar_type() == at::kFloat || bf16) &&
+                vb.scalar_type() == kb.scalar_type() && kb.dim() == 4 && kb.size(0) == 1 &&
                 kb.size(1) == kv_heads && kb.size(3) == head_dim && kb.size(2) > past &&
-                vb.sizes() == kb.sizes(), "key/value buffers: contiguous [1, kv_heads, > past, head_dim] float32");
+                vb.sizes() == kb.sizes(),
+                "key/value buffers: contiguous [1, kv_heads, > past, head_dim] float32 or bfloat16");
     const int64_t cap = kb.size(2);
-    float* kp = kb.data_ptr<float>();
-    float* vp = vb.data_ptr<float>();
+    void* kp = kb.data_ptr();
+    void* vp = vb.data_ptr();
     Proj qkv{qweights[4 * l], scales[4 * l], groups[4 * l]};
     Proj o{qweights[4 * l + 1], scales[4 * l + 1], groups[4 * l + 1]};
     Proj gate_up{qweights[4 * l + 2], scales[4 * l + 2], groups[4 * l + 2]};
@@ -102,47 +150,29 @@ at::Tensor decode_layers(at::Tensor h, at::Tensor cos, at::Tensor sin,
         const float rolled = float(src[(d + half) % head_dim]);
         rotated[d] = float(src[d]) * cp[d] + rolled * sp[d];
       }
-      float* dst = hd < heads ? q.data() + hd * head_dim
-                              : kp + ((hd - heads) * cap + past) * head_dim;
-      std::copy(rotated.begin(), rotated.end(), dst);
+      if (hd < heads) {
+        std::copy(rotated.begin(), rotated.end(), q.data() + hd * head_dim);
+      } else {
+        const int64_t off = ((hd - heads) * cap + past) * head_dim;
+        if (bf16) store(static_cast<BFloat16*>(kp) + off, rotated.data(), head_dim);
+        else store(static_cast<float*>(kp) + off, rotated.data(), head_dim);
+      }
     }
     for (int64_t g = 0; g < kv_heads; ++g) {
       const BFloat16* src = yp + (heads + kv_heads + g) * head_dim;
-      float* dst = vp + (g * cap + past) * head_dim;
-      for (int64_t d = 0; d < head_dim; ++d) dst[d] = float(src[d]);
+      const int64_t off = (g * cap + past) * head_dim;
+      for (int64_t d = 0; d < head_dim; ++d) rotated[d] = float(src[d]);
+      if (bf16) store(static_cast<BFloat16*>(vp) + off, rotated.data(), head_dim);
+      else store(static_cast<float*>(vp) + off, rotated.data(), head_dim);
     }
 
     // attention over positions 0..past, one query head at a time
-    const int64_t grain = std::max<int64_t>(1, 16384 / (length * head_dim));
-    at::parallel_for(0, heads, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t hq = begin; hq < end; ++hq) {
-        const int64_t g = hq / per_kv;
-        const float* qh = q.data() + hq * head_dim;
-        const float* keys = kp + g * cap * head_dim;
-        const float* values = vp + g * cap * head_dim;
-        float* s = scores.data() + hq * length;
-        float top = 0;
-        for (int64_t j = 0; j < length; ++j) {
-          const float* kj = keys + j * head_dim;
-          float dot = 0;
-          for (int64_t d = 0; d < head_dim; ++d) dot += qh[d] * kj[d];
-          s[j] = dot * float(scaling);
-          top = j == 0 ? s[j] : std::max(top, s[j]);
-        }
-        float total = 0;
-        for (int64_t j = 0; j < length; ++j) {
-          s[j] = std::exp(s[j] - top);
-          total += s[j];
-        }
-        float* out = attn.data() + hq * head_dim;
-        std::fill(out, out + head_dim, 0.0f);
-        for (int64_t j = 0; j < length; ++j) {
-          const float p = s[j] / total;
-          const float* vj = values + j * head_dim;
-          for (int64_t d = 0; d < head_dim; ++d) out[d] += p * vj[d];
-        }
-      }
-    });
+    if (bf16)
+      attend(q.data(), static_cast<const BFloat16*>(kp), static_cast<const BFloat16*>(vp), cap,
+             length, heads, per_kv, head_dim, float(scaling), scores.data(), attn.data());
+    else
+      attend(q.data(), static_cast<const float*>(kp), static_cast<const float*>(vp), cap, length,
+             heads, per_kv, head_dim, float(scaling), scores.data(), attn.data());
     BFloat16* ap = a.data_ptr<BFloat16>();
     for (int64_t i = 0; i < heads * head_dim; ++i) ap[i] = BFloat16(attn[i]);
     at::Tensor ao = o(a);
@@ -199,86 +229,11 @@ at::Tensor logits_int8(at::Tensor h, at::Tensor norm, double eps, at::Tensor qwe
   return out;
 }
 
-// bfloat16 <-> float32 as bits: plain integer operations, which the compiler vectorises
-// (c10's conversions guard against NaN, which these scores never hold).
-inline float bf16_bits_to_float(uint16_t b) {
-  const uint32_t bits = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-inline uint16_t float_to_bf16_bits(float f) {  // round to nearest, ties to even
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return uint16_t((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
-}
-
-// exp(x) for x <= 0, as arithmetic the compiler vectorises (libm's exp is a call per value):
-// 2^n times a degree-6 polynomial of the remainder, within 2 float32 rounding steps; below
-// -87 (where float32 would go subnormal) the result is 0.
-inline float exp_nonpositive(float x) {
-  const float clamped = std::max(x, -87.0f);
-  const float n = std::floor(clamped * 1.44269504f + 0.5f);  // x / ln 2, rounded
-  const float r = (clamped - n * 0.693145751953125f) - n * 1.428606765330187e-06f;  // ln 2 in two parts
-  float p = 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  const uint32_t bits = uint32_t(int32_t(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, sizeof scale);
-  return x < -87.0f ? 0.0f : p * scale;
-}
-
-// The softmax of a turn's prefill attention (api/engine/attention.py), in place. `scores`:
-// [kv_heads, group * new, length] bfloat16, the first product of that attention: row r of a
-// key/value head belongs to new position r % new, which sees positions 0 .. length - new +
-// r % new. Each row becomes its probabilities over what it sees (the exponentials and their
-// sum in float32, each probability rounded once to bfloat16, as torch's softmax does) and 0
-// past it. This is the causal mask, torch's softmax and its output in one pass over each row,
-// held in float32 in a buffer of its own, instead of four passes over the whole scores
-// (masked fill, maximum, exponentials and sum, normalisation) and a second buffer.
-void causal_softmax_(at::Tensor scores, int64_t new_) {
-  TORCH_CHECK(scores.dim() == 3 && scores.scalar_type() == at::kBFloat16 && scores.is_contiguous(),
-              "scores: contiguous [kv_heads, rows, length] bfloat16");
-  const int64_t rows = scores.size(1), length = scores.size(2);
-  TORCH_CHECK(new_ >= 1 && rows % new_ == 0 && new_ <= length,
-              "rows must be a multiple of the new positions, which the length must hold");
-  uint16_t* base = reinterpret_cast<uint16_t*>(scores.data_ptr<BFloat16>());
-  const int64_t all = scores.size(0) * rows, past = length - new_;
-  at::parallel_for(0, all, std::max<int64_t>(1, 32768 / length), [&](int64_t begin, int64_t end) {
-    std::vector<float> row(length);
-    for (int64_t r = begin; r < end; ++r) {
-      uint16_t* s = base + r * length;
-      const int64_t seen = past + (r % rows) % new_ + 1;
-      float top = bf16_bits_to_float(s[0]);
-      for (int64_t j = 0; j < seen; ++j) {
-        row[j] = bf16_bits_to_float(s[j]);
-        top = std::max(top, row[j]);
-      }
-      float total = 0;
-      for (int64_t j = 0; j < seen; ++j) {
-        row[j] = exp_nonpositive(row[j] - top);
-        total += row[j];
-      }
-      const float inverse = 1.0f / total;
-      for (int64_t j = 0; j < seen; ++j) s[j] = float_to_bf16_bits(row[j] * inverse);
-      std::fill(s + seen, s + length, uint16_t(0));
-    }
-  });
-}
-
-// All three release the GIL while they run (their arguments are converted before): the server's
+// Both release the GIL while they run (their arguments are converted before): the server's
 // other threads (HTTP, tokenizing) go on during a step, as they do during torch's own kernels.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("decode_layers", &decode_layers, "every decoder layer of one decode step at one row",
         py::call_guard<py::gil_scoped_release>());
   m.def("logits_int8", &logits_int8, "final norm and int8 output layer of one row",
-        py::call_guard<py::gil_scoped_release>());
-  m.def("causal_softmax_", &causal_softmax_, "a turn's prefill attention softmax, in place",
         py::call_guard<py::gil_scoped_release>());
 }
