@@ -79,12 +79,15 @@ def test_bf16_attention_is_causal():
 
 
 def test_when_it_applies():
-    assert attention.applies(rows=1, new=60, past=attention.HISTORY_MIN)
-    assert not attention.applies(rows=1, new=60, past=attention.HISTORY_MIN - 1)
-    assert not attention.applies(rows=2, new=60, past=2000)  # batches: padding masks
-    assert not attention.applies(rows=1, new=1, past=2000)  # decode steps
-    # SDPA tiles: a long pasted document over a long history is faster in bfloat16 too
-    assert attention.applies(rows=1, new=4000, past=4000)
+    assert attention.applies(rows=1, new=60, past=attention.HISTORY_MIN, group=3)
+    assert not attention.applies(rows=1, new=60, past=attention.HISTORY_MIN - 1, group=3)
+    assert not attention.applies(rows=2, new=60, past=2000, group=3)  # batches: padding masks
+    assert not attention.applies(rows=1, new=1, past=2000, group=3)  # decode steps
+    # a chunk of 2,048 over 2,000 (SDPA tiles, so it pays at every size)...
+    assert attention.applies(rows=1, new=2048, past=2000, group=3)
+    # ...unless its additive mask (stacked heads x new x positions) would pass 64 MB
+    assert not attention.applies(rows=1, new=4000, past=4000, group=3)
+    assert 3 * 4000 * 8000 > attention.MAX_MASK >= 3 * 2048 * 4048
 
 
 def turn_logits(lean, ids: torch.Tensor, past: int, turn: int, use: bool) -> torch.Tensor:

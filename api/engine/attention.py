@@ -21,15 +21,20 @@ from __future__ import annotations
 import torch
 from torch.nn import functional as F
 
-# Cached positions from which bfloat16 SDPA is faster than float32 SDPA here (equal at 300);
-# below it SDPA runs in float32.
+# Cached positions from which this path runs (the crossover against float32 SDPA was about
+# 128-300 keys here); below it, the lean forward's own SDPA call.
 HISTORY_MIN = 256
+# Mask values (stacked heads x new x all positions) up to which the additive mask is built:
+# 32 M, 64 MB of bfloat16. A longer chunk (a pasted document over a long history) takes the
+# lean forward's own SDPA call, whose boolean mask has no stacked-head copies.
+MAX_MASK = 1 << 25
 
 
-def applies(rows: int, new: int, past: int) -> bool:
+def applies(rows: int, new: int, past: int, group: int) -> bool:
     """Whether a forward of ``rows`` x ``new`` positions over ``past`` cached ones (causal
-    mask only, no padding) attends in bfloat16: one row's prefill over a long history."""
-    return rows == 1 and new > 1 and past >= HISTORY_MIN
+    mask only, no padding; ``group`` query heads per key/value head) runs here: one row's
+    prefill over a long history."""
+    return rows == 1 and new > 1 and past >= HISTORY_MIN and group * new * (past + new) <= MAX_MASK
 
 
 def visible(new: int, past: int, group: int, device) -> torch.Tensor:

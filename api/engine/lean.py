@@ -221,10 +221,10 @@ class LeanForward:
         cos, sin = cos.unsqueeze(2), sin.unsqueeze(2)
         past = cache.get_seq_length() if cache.layers else 0
         visible = mask = None  # visible: int8/int4 layers attend over the history in bfloat16
-        if self.bf16_attention and attention.applies(rows, new, past) and (
+        group = self.layers[0].heads // self.layers[0].kv_heads
+        if self.bf16_attention and attention.applies(rows, new, past, group) and (
                 attention_mask is None or (attention_mask.dim() == 2 and bool(attention_mask.all()))):
-            first = self.layers[0]
-            visible = attention.visible(new, past, first.heads // first.kv_heads, h.device)
+            visible = attention.visible(new, past, group, h.device)
         else:
             mask = _mask(attention_mask, rows, new, past, h.device)
         if self.native is not None and rows == 1 and new == 1 and mask is None and past \
