@@ -1,7 +1,7 @@
-"""What int8/int4's bfloat16 attention over a long history (api/engine/attention.py) saves, in
-process: one layer's attention (the default model's 9 query and 3 key/value heads), and a whole
-turn's prefill of the default model under int4, with MNEMO_BF16_ATTENTION on and off,
-interleaved.
+"""What int8/int4's bfloat16 keys, values and attention over a long history
+(api/engine/attention.py) save, in process: one layer's attention (the default model's 9 query
+and 3 key/value heads), and a whole turn's prefill of the default model under int4, with
+MNEMO_BF16_ATTENTION on (bfloat16 cache) and off (float32 cache), interleaved.
 
     .venv/bin/python -m bench.history_attention [--runs 7] [--new 60]
 """
@@ -37,24 +37,25 @@ def one_layer(new: int, runs: int) -> None:
     from api.engine import attention
 
     print(f"one layer's attention, {new} new positions, ms (median of {runs}, interleaved)")
-    print("cached positions | float32 SDPA | bfloat16 | ratio")
+    print("cached positions | float32 SDPA | bfloat16 (cache in bfloat16) | ratio")
     g = torch.Generator().manual_seed(0)
     for past in HISTORIES:
         length = past + new
         q = torch.randn(1, 9, new, 64, generator=g)
         keys, values = torch.randn(1, 3, length, 64, generator=g), torch.randn(1, 3, length, 64, generator=g)
         visible = torch.arange(length)[None, :] <= (past + torch.arange(new))[:, None]
-        future = attention.future_mask(new, "cpu")
+        mask = attention.visible(new, past, 3, "cpu")
+        kb, vb = keys.bfloat16(), values.bfloat16()
         both = {"sdpa": [], "bf16": []}
         for _ in range(runs):
             both["sdpa"] += timed(sdpa, q, keys, values, visible)
-            both["bf16"] += timed(attention.attend, q, keys, values, 0.125, future)
+            both["bf16"] += timed(attention.attend, q, kb, vb, 0.125, mask)
         a, b = statistics.median(both["sdpa"]), statistics.median(both["bf16"])
         print(f"{past} | {a:.2f} | {b:.2f} | {a / b:.2f} x")
 
 
 def turn(lean, base, new_ids, past: int) -> float:
-    """ms of one forward of ``new_ids`` over a copy of the cache ``base``."""
+    """ms of one forward of ``new_ids`` over a copy of the cache ``base`` (its dtype)."""
     from api.engine.kvbuffer import new_cache
 
     cache = new_cache()
@@ -78,15 +79,17 @@ def whole_turn(new: int, runs: int) -> None:
     print(f"\nint4, the default model: a turn of {new} tokens over the history, ms "
           f"(median of {runs}, interleaved)")
     print("cached positions | float32 attention | bfloat16 attention | ratio")
+    settings = {False: (False, None), True: (True, lean.kv_dtype)}  # MNEMO_BF16_ATTENTION
     for past in HISTORIES:
         with torch.inference_mode():
-            base = new_cache()
-            lean(input_ids=ids[None, :past], position_ids=torch.arange(past)[None], cache=base)
+            bases = {}
+            for use, (lean.bf16_attention, lean.kv_dtype) in settings.items():
+                bases[use] = new_cache()
+                lean(input_ids=ids[None, :past], position_ids=torch.arange(past)[None], cache=bases[use])
             both = {False: [], True: []}
             for _ in range(runs):
-                for use in (False, True):
-                    lean.bf16_attention = use
-                    both[use].append(turn(lean, base, ids[past:past + new], past))
+                for use, (lean.bf16_attention, lean.kv_dtype) in settings.items():
+                    both[use].append(turn(lean, bases[use], ids[past:past + new], past))
         a, b = statistics.median(both[False]), statistics.median(both[True])
         print(f"{past} | {a:.1f} | {b:.1f} | {a / b:.2f} x")
 

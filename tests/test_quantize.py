@@ -128,8 +128,14 @@ def test_int4_engine_serves_adapters_and_reuses_the_prefix_cache(int4_app):
 
 def test_int4_batches_base_and_lora_rows_over_bfloat16_keys_and_values(int4_app):
     """int4 keeps keys and values in bfloat16; a LoRA row runs transformers' forward, which
-    attends in float32, over the same batch cache. Base and adapter requests at once: each
-    reply is the one it gets alone, and what the prefix cache keeps is bfloat16."""
+    attends in float32, over the same batch cache (a batch with a LoRA row runs that forward
+    for every row). Base and adapter requests at once: each adapter reply is the one it gets
+    alone, every base reply is whole, and what the prefix cache keeps is bfloat16.
+
+    Base replies are not compared with their replies alone: alone they run the lean forward
+    (bfloat16 attention), beside a LoRA row transformers' (float32). On this random 2-layer
+    model's flat logits that split exact ties: a review measured the first token's top two at
+    6.625 / 6.625 in one and 6.625 / 6.594 in the other (docs/engine.md, batching)."""
     import threading
 
     from api.types import SamplingParams
@@ -158,7 +164,9 @@ def test_int4_batches_base_and_lora_rows_over_bfloat16_keys_and_values(int4_app)
         t.start()
     for t in threads:
         t.join()
-    assert together == alone and all(alone)
+    adapters = [i for i, (_ids, adapter) in enumerate(prompts) if adapter]
+    assert [together[i] for i in adapters] == [alone[i] for i in adapters]
+    assert all(alone) and all(together)
     assert engine.scheduler.steps - steps < 4 * 10  # they did share steps
     entries = list(engine.scheduler.prefix._entries.values())
     assert entries and all(kv.keys[0].dtype == torch.bfloat16 for _o, _ids, kv in entries)
