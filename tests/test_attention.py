@@ -208,4 +208,5 @@ def test_bf16_attention_only_where_onednn_multiplies_bfloat16(smol_dir, monkeypa
     monkeypatch.setattr(loader, "dense_unsupported", lambda: "bf16 path needs avx512bw")
     with caplog.at_level("INFO", logger="mnemo.loader"):
         assert not loader.bf16_attention(quantized, settings)
-    assert "attend in float32 (SDPA), not bfloat16: bf16 path needs avx512bw" in caplog.text
+    assert "keys, values and attention stay float32 (SDPA), not bfloat16: bf16 path needs avx512bw" \
+        in caplog.text

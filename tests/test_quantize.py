@@ -431,7 +431,7 @@ print(json.dumps({{**info, "finite": bool(torch.isfinite(out[True]).all()), "err
     # Weights read wrongly (another layout, a missing offset) are off by tens of percent.
     assert got["error"] < 3e-2, got
     assert "multiply dequantized weights in float32" in done.stderr
-    assert "attend in float32" in done.stderr
+    assert "keys, values and attention stay float32" in done.stderr
 
 
 def test_a_store_is_named_after_the_files_the_mode_and_the_machine(tmp_path, monkeypatch):

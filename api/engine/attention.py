@@ -2,7 +2,7 @@
 
 The next turn of a conversation prefills a few dozen new positions that attend to every
 cached one: at turn 20 of the benchmark, 57 queries over 2,340 keys in each of 30 layers.
-torch's float32 SDPA runs that at about this CPU's float32 peak, so a turn's first token grew
+torch's float32 SDPA runs that at about half this CPU's float32 peak, so a turn's first token grew
 with the history by that much.
 
 Under int8/int4 the projections already take and give bfloat16, so the values are bfloat16

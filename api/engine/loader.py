@@ -206,15 +206,16 @@ def dense_weights(model, settings: Settings, device: torch.device) -> bool:
 
 
 def bf16_attention(model, settings: Settings) -> bool:
-    """Whether a quantized model's turn prefills attend in bfloat16 (``attention``): only on
-    a CPU whose oneDNN multiplies bfloat16. Elsewhere torch's bfloat16 products fall back to
-    plain loops: on an AVX2-only CPU turn 20's attention took 111 against float32 SDPA's
-    4.3 ms a layer (docs/benchmarks.md)."""
+    """Whether a quantized model keeps its keys and values in bfloat16 and attends in bfloat16
+    (``attention``, ``LeanForward.kv_dtype``): only on a CPU whose oneDNN multiplies bfloat16.
+    Elsewhere torch's bfloat16 products fall back to plain loops: on an AVX2-only CPU the
+    former bfloat16 path of turn 20's attention took 111 against float32 SDPA's 4.3 ms a
+    layer (docs/benchmarks.md)."""
     if not settings.bf16_attention or not any(isinstance(m, QuantLinear) for m in model.modules()):
         return False
     why = dense_unsupported()
     if why is not None:
-        log.info("turn prefills attend in float32 (SDPA), not bfloat16: %s", why)
+        log.info("keys, values and attention stay float32 (SDPA), not bfloat16: %s", why)
     return why is None
 
 
