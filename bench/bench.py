@@ -218,7 +218,7 @@ def main():
                         help="Mnemo servers to run, by MNEMO_QUANTIZE (comma-separated); "
                              "SETTING:transformers runs transformers' forward, not the lean one; "
                              "SETTING:python the lean forward without the native decode step; "
-                             "SETTING:fp32attn float32 attention over long histories; "
+                             "SETTING:fp32attn float32 keys, values and attention; "
                              "SETTING:kernels torch's int kernels for prefills too")
     parser.add_argument("--users", default="1,4,8,16", help="concurrency levels of (b)")
     parser.add_argument("--sections", default="abcdfg", help="which of (a)-(g) to run")

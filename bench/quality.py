@@ -2,7 +2,7 @@
 fixed prompts, the perplexity of a held-out text (bench/data/heldout.txt, written for this
 purpose, so no model has seen it), and the perplexity of a longer one (heldout-long.txt, 1,380
 tokens) fed in turns of 64 tokens through the cache, as a conversation's turns are: each turn
-attends to all earlier ones (int8/int4 do that in bfloat16 from 256 positions on).
+attends to all earlier ones (int8/int4 keep those keys and values, and attend, in bfloat16).
 
     .venv/bin/python -m bench.quality [--tokens 64]
 
@@ -41,7 +41,7 @@ OPTIONS = {"float32, transformers' forward": {"lean_forward": False},
            "float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
            "int4, transformers' forward": {"quantize": "int4", "lean_forward": False},
            "int4, Python decode step": {"quantize": "int4", "native_decode": False},
-           "int4, float32 attention over history": {"quantize": "int4", "bf16_attention": False},
+           "int4, float32 keys, values and attention": {"quantize": "int4", "bf16_attention": False},
            "int8, kernels for every product": {"quantize": "int8", "bf16_prefill": False},
            "int4, kernels for every product": {"quantize": "int4", "bf16_prefill": False},
            "int4": {"quantize": "int4"}}

@@ -68,7 +68,7 @@ def mnemo(port: int, model_id: str, setting: str = "none") -> Server:
     """Mnemo under gunicorn with MNEMO_QUANTIZE=``setting``; ``setting:transformers`` runs
     transformers' forward instead of the lean one (MNEMO_LEAN_FORWARD=0), ``setting:python``
     the lean forward without its native decode step (MNEMO_NATIVE_DECODE=0), ``setting:fp32attn``
-    with float32 attention over long histories (MNEMO_BF16_ATTENTION=0), ``setting:kernels``
+    with float32 keys, values and attention (MNEMO_BF16_ATTENTION=0), ``setting:kernels``
     with torch's int kernels for prefills too (MNEMO_BF16_PREFILL=0), to compare."""
     quantize, _, forward = setting.partition(":")
     name = "mnemo" if quantize == "none" else f"mnemo {quantize}"
@@ -80,7 +80,7 @@ def mnemo(port: int, model_id: str, setting: str = "none") -> Server:
         name += ", Python decode step"
         env["MNEMO_NATIVE_DECODE"] = "0"
     elif forward == "fp32attn":
-        name += ", float32 attention"
+        name += ", float32 cache and attention"
         env["MNEMO_BF16_ATTENTION"] = "0"
     elif forward == "kernels":
         name += ", int kernels for every product"
