@@ -138,10 +138,15 @@ def test_int4_batches_base_and_lora_rows_over_bfloat16_keys_and_values(int4_app)
     6.625 / 6.625 in one and 6.625 / 6.594 in the other (docs/engine.md, batching)."""
     import threading
 
+    from api.engine.budget import bytes_per_position
     from api.types import SamplingParams
 
     engine = int4_app.extensions["engine"]
-    assert engine.loaded.lean.kv_dtype == torch.bfloat16
+    assert engine.loaded.lean.kv_dtype == engine.loaded.kv_dtype == torch.bfloat16
+    cfg = engine.loaded.model.config  # the KV budget counts 2 bytes a value, not float32's 4
+    head_dim = cfg.hidden_size // cfg.num_attention_heads
+    values = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * head_dim
+    assert bytes_per_position(engine.loaded) == 2 * values
     prompts = [(engine.build_prompt([user(text)], system=None, max_new_tokens=10,
                                     max_turns=None).ids, adapter)
                for text, adapter in [("Tell me about the sea.", None), ("Name a colour.", "shouty"),

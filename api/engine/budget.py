@@ -17,13 +17,11 @@ CPU_FALLBACK_BYTES = 4 << 30  # when /proc/meminfo cannot be read
 
 
 def bytes_per_position(loaded: Loaded) -> int:
-    """Keys and values of one token in every layer, in the model's dtype or the lean
-    forward's cache dtype (bfloat16 under int8/int4)."""
+    """Keys and values of one token in every layer, in the cache's dtype (``Loaded.kv_dtype``)."""
     cfg = loaded.model.config
     heads = getattr(cfg, "num_key_value_heads", None) or cfg.num_attention_heads
     head_dim = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
-    dtype = loaded.dtype if loaded.lean is None or loaded.lean.kv_dtype is None else loaded.lean.kv_dtype
-    itemsize = torch.tensor([], dtype=dtype).element_size()
+    itemsize = torch.tensor([], dtype=loaded.kv_dtype).element_size()
     return 2 * cfg.num_hidden_layers * heads * head_dim * itemsize
 
 

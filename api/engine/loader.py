@@ -44,6 +44,12 @@ class Loaded:
     eos_ids: frozenset[int]
     lean: LeanForward | None = None  # the lean forward, where it runs this model
 
+    @property
+    def kv_dtype(self) -> torch.dtype:
+        """What the key/value cache holds: the lean forward's choice (bfloat16 under int8/int4,
+        ``LeanForward.kv_dtype``), else the model's dtype."""
+        return (self.lean.kv_dtype if self.lean is not None else None) or self.dtype
+
 
 def embedded_tag() -> str:
     """The embedded model's conversion is named after its wheel's version and the file's size,

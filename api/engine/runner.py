@@ -38,8 +38,7 @@ class Runner:
         self.device = loaded.device
         self.pad_id = min(loaded.eos_ids)
         self._is_peft = bool(loaded.adapters)
-        # what new key/value buffers hold: the lean forward's choice (bfloat16 under int8/int4)
-        self.kv_dtype = loaded.lean.kv_dtype if loaded.lean is not None else None
+        self.kv_dtype = loaded.kv_dtype  # what new key/value buffers hold
         self._lora_on: bool | None = None  # the LoRA layers' switch, as last set
         self.groups: list[Group] = []  # the running batch: rows that decode together, by group
         self.steps = 0

@@ -86,7 +86,8 @@ void store(T* dst, const float* src, int64_t n) {
 // h: [1, hidden] float32. cos, sin: [head_dim] float32, sin's first half negated (so that
 // rotate_half(x) * sin == roll(x, half) * sin). kbufs/vbufs: per layer [1, kv_heads, capacity,
 // head_dim] buffers, float32 or bfloat16 (all alike), whose first `past` positions are
-// filled; position `past` is written here. projs: per layer qkv, o, gate_up, down (qweight, scales, group each).
+// filled; position `past` is written here. projs: per layer qkv, o, gate_up, down (qweight,
+// scales, group each).
 // norms: per layer the two RMSNorm weights.
 at::Tensor decode_layers(at::Tensor h, at::Tensor cos, at::Tensor sin,
                          std::vector<at::Tensor> norms, std::vector<at::Tensor> qweights,
