@@ -49,6 +49,12 @@ class Settings:
     # or more) use the layers' dequantized weights in bfloat16 (api/engine/quantize.py), kept
     # in cache_dir; off: torch's int4/int8 kernels for every product (and no bfloat16 copy).
     bf16_prefill: bool = True
+    # Speculative decoding (api/engine/speculative.py): int4: an int4 copy of a float32 model's
+    # weights guesses a lone greedy reply's next tokens and the model checks them in one
+    # forward, so one user's greedy reply comes faster with the same tokens (CPU, the lean
+    # forward and the native step; refused at start elsewhere). none: off.
+    speculative: str = "none"
+    speculative_tokens: int = 8  # the most tokens the draft guesses a step (it adapts below)
     context_window: int | None = None  # None: the model's max_position_embeddings
     default_max_new_tokens: int = 256
     max_new_tokens_limit: int = 1024
@@ -121,6 +127,14 @@ class Settings:
             raise bad("quantize", "cannot be combined with the admin API (MNEMO_ADMIN_KEYS): "
                       "adapters loaded at run time need float linear layers; list adapters in "
                       "MNEMO_ADAPTERS instead, they are loaded before quantization")
+        if self.speculative not in ("none", "int4"):
+            raise bad("speculative", f"must be none or int4, got {self.speculative!r}")
+        if self.speculative != "none" and self.quantize != "none":
+            raise bad("speculative", f"drafts for a float model; MNEMO_QUANTIZE={self.quantize} "
+                      "would draft for itself")
+        if not isinstance(self.speculative_tokens, int) or not 1 <= self.speculative_tokens <= 32:
+            raise bad("speculative_tokens", f"must be an integer from 1 to 32, got "
+                      f"{self.speculative_tokens!r}")
         for name in ("default_max_new_tokens", "max_new_tokens_limit", "max_request_bytes",
                      "max_messages", "max_message_chars", "max_batch_size"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:

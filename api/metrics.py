@@ -41,7 +41,8 @@ class Metrics:
                 self.totals["ttft_seconds_sum"] += first_token_s
                 self.totals["ttft_count"] += 1
 
-    def render(self, queue_depth: int, active: int) -> str:
+    def render(self, queue_depth: int, active: int, draft=None) -> str:
+        """The exposition text; ``draft``: the speculative draft (``engine.speculative``)."""
         with self._lock:
             lines = ["# TYPE mnemo_requests_total counter"]
             for (route, status), n in sorted(self.requests.items()):
@@ -67,6 +68,15 @@ class Metrics:
                 "# TYPE mnemo_summary_tokens_total counter",
                 f"mnemo_summary_tokens_total {t['summary_tokens']:g}",
             ]
+        if draft is not None:  # read without the worker's lock: counters only grow
+            lines += [
+                "# TYPE mnemo_speculative_steps_total counter",
+                f"mnemo_speculative_steps_total {draft.steps}",
+                "# TYPE mnemo_speculative_drafted_tokens_total counter",
+                f"mnemo_speculative_drafted_tokens_total {draft.drafted}",
+                "# TYPE mnemo_speculative_accepted_tokens_total counter",
+                f"mnemo_speculative_accepted_tokens_total {draft.kept}",
+            ]
         return "\n".join(lines) + "\n"
 
 
@@ -75,7 +85,8 @@ def metrics():
     engine = current_app.extensions["engine"]
     sched = engine.scheduler
     text = current_app.extensions["metrics"].render(sched.queue_depth if sched else 0,
-                                                     sched.active if sched else 0)
+                                                     sched.active if sched else 0,
+                                                     engine.loaded.draft if engine.loaded else None)
     return Response(text, mimetype="text/plain; version=0.0.4")
 
 

@@ -21,7 +21,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
 from ..config import ConfigError, Settings
-from . import native, packing
+from . import native, packing, speculative
 from .lean import LeanForward, joins, unsupported
 from .quantize import DENSE_ROWS, QuantLinear, dense_unsupported, quantize
 from .store import Store, file_tag, staging
@@ -43,6 +43,7 @@ class Loaded:
     adapters: tuple[str, ...]
     eos_ids: frozenset[int]
     lean: LeanForward | None = None  # the lean forward, where it runs this model
+    draft: speculative.Draft | None = None  # the int4 draft of speculative decoding, if any
 
     @property
     def kv_dtype(self) -> torch.dtype:
@@ -183,6 +184,7 @@ def load(settings: Settings) -> Loaded:
     lean = lean_forward(model, settings, device, replaced)
     if lean is not None and replaced:
         native_decode(lean, settings)
+    draft = speculative.build(settings, source, model, lean)
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
     eos = model.generation_config.eos_token_id if model.generation_config else None
@@ -191,7 +193,7 @@ def load(settings: Settings) -> Loaded:
         eos_ids.add(tokenizer.eos_token_id)
     return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
                   context_window=int(window), adapters=tuple(settings.adapters),
-                  eos_ids=frozenset(eos_ids), lean=lean)
+                  eos_ids=frozenset(eos_ids), lean=lean, draft=draft)
 
 
 def dense_weights(model, settings: Settings, device: torch.device) -> bool:

@@ -140,6 +140,39 @@ class Runner:
             s.fed += 1
         return logits[0] if len(logits) == 1 else torch.cat(logits)
 
+    # -- speculative decoding (``speculative``) -------------------------------------------
+    def alone(self) -> Sequence | None:
+        """The batch's only sequence if it is one unpadded row, else None."""
+        if len(self.groups) != 1 or len(self.groups[0].seqs) != 1:
+            return None
+        seq = self.groups[0].seqs[0]
+        return seq if seq.rows == 1 and self.groups[0].length == seq.fed else None
+
+    @property
+    def cache(self):
+        """The cache of the batch's first group (the lone row's, for the draft)."""
+        return self.groups[0].cache
+
+    def verify(self, seq: Sequence, tokens: list[int]) -> torch.Tensor:
+        """Feed ``tokens`` (the pending token, then the draft's guesses) at the lone row's
+        next positions in one forward; return the logits after each [len(tokens), vocab].
+        The cache then holds them all: ``cut`` keeps what is kept. A failed forward is cut
+        back here, as ``decode`` does."""
+        cache, length = self.cache, self.length
+        try:
+            out = self.forward([seq.adapter], input_ids=torch.tensor([tokens], device=self.device),
+                               position_ids=torch.arange(length, length + len(tokens),
+                                                         device=self.device)[None], cache=cache)
+        except BaseException:
+            kvbatch.truncate(cache, length)
+            raise
+        self.steps += 1
+        return out.logits[0]
+
+    def cut(self, length: int) -> None:
+        """Keep the lone row's first ``length`` positions (what a verified step kept)."""
+        kvbatch.truncate(self.cache, length)
+
     def offsets(self) -> list[int]:
         """Each sequence's first row in the logits ``decode`` returns."""
         return offsets(self.seqs)

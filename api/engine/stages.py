@@ -18,6 +18,7 @@ from .kvbuffer import new_cache
 from .policy import MIN_CHUNK
 from .request import Sequence, State
 from .sampling import sample
+from .speculative import accepted
 
 log = logging.getLogger("mnemo.engine")
 
@@ -141,8 +142,12 @@ class Stages:
 
     # -- decode -------------------------------------------------------------------------
     def _decode(self) -> None:
-        try:
-            logits = self.runner.decode()  # rolls the KV back itself if it fails
+        lone, drafts = self._draft()
+        try:  # both roll the KV back themselves if they fail
+            if drafts:
+                logits = self.runner.verify(lone, [*lone.next_tokens, *drafts])
+            else:
+                logits = self.runner.decode()
         except torch.OutOfMemoryError:
             by_age = sorted(self.runner.seqs, key=lambda s: s.order)
             victim = next((s for s in reversed(by_age[1:]) if s.preemptible), None)
@@ -163,7 +168,49 @@ class Stages:
             log.exception("decode step failed; ending the %d running requests", len(self.runner.seqs))
             self._fail_running(exc)
             return
-        self._advance(logits)
+        if drafts:
+            self._keep_verified(lone, drafts, logits)
+        else:
+            self._advance(logits)
+
+    # -- speculative decoding (``speculative``) -----------------------------------------
+    def _draft(self) -> tuple[Sequence | None, list[int]]:
+        """The lone row and the draft's guesses for it, when this step speculates: a greedy
+        row without penalties or adapter, decoding alone while nothing waits (a speculative
+        step takes about three plain ones, and a newcomer should not wait for it)."""
+        draft = self.runner.m.draft
+        seq = self.runner.alone() if draft is not None else None
+        if seq is None or seq.beams or seq.adapter is not None or seq.sampler.do_sample \
+                or seq.sampler.processors or self.waiting or self.prefilling:
+            return None, []
+        room = min(seq.params.max_new_tokens - seq.usage.completion_tokens,
+                   self.runner.m.context_window - len(seq.history)) - 1
+        count = min(draft.k, room)
+        if count < 1:
+            return None, []
+        try:
+            return seq, draft.propose(self.runner.cache, seq.next_tokens[0], seq.fed, count)
+        except Exception:
+            log.exception("the draft failed; decoding without speculation from now on")
+            self.runner.m.draft = None
+            return None, []
+
+    def _keep_verified(self, seq: Sequence, drafts: list[int], logits: torch.Tensor) -> None:
+        """Emit the guesses the float model agrees with and its own next token
+        (``speculative.accepted``), up to the one that ends the reply; cut the KV to them."""
+        targets = logits.argmax(dim=-1).tolist()  # greedy, as ``sample`` is for this row
+        kept = accepted(drafts, targets)
+        self.runner.m.draft.learn(len(drafts), kept)
+        finished = False
+        for token in [*drafts[:kept], targets[kept]]:
+            seq.fed += 1  # the token before it is in the KV
+            if self.output.accept(seq, token):
+                finished = True
+                break
+        self.runner.cut(seq.fed)
+        if finished:
+            self._store(seq)
+            self._remove([seq])
 
     def _fail_running(self, exc: BaseException) -> None:
         for seq in self.runner.seqs:
