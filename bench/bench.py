@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import tempfile
 import threading
 import time
@@ -219,7 +220,11 @@ def main():
                              "SETTING:transformers runs transformers' forward, not the lean one; "
                              "SETTING:python the lean forward without the native decode step; "
                              "SETTING:fp32attn float32 keys, values and attention; "
-                             "SETTING:kernels torch's int kernels for prefills too")
+                             "SETTING:kernels torch's int kernels for prefills too; "
+                             "SETTING:speculative the int4 draft (MNEMO_SPECULATIVE=int4)")
+    parser.add_argument("--baseline", default="",
+                        help="a git ref whose Mnemo (float32) runs beside, from a worktree: "
+                             "5553221 is the code of the day the decode-speed issue was filed")
     parser.add_argument("--users", default="1,4,8,16", help="concurrency levels of (b)")
     parser.add_argument("--sections", default="abcdfg", help="which of (a)-(g) to run")
     args = parser.parse_args()
@@ -238,6 +243,13 @@ def main():
     if "llama-cpp" in peers:
         servers.append(llama_cpp_server(args.port + 3, embedded_gguf()))
     logs = Path(tempfile.mkdtemp(prefix="mnemo-bench-"))
+    if args.baseline:
+        old = logs / "baseline"
+        subprocess.run(["git", "worktree", "add", "--detach", str(old), args.baseline],
+                       cwd=servers[0].cwd, check=True, capture_output=True)
+        baseline = mnemo(args.port + 9, "SmolLM2-135M-Instruct")
+        baseline.name, baseline.cwd = f"mnemo {args.baseline}", old
+        servers.insert(len(args.quantize.split(",")), baseline)
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}, "
           f"python {platform.python_version()}; runs: {args.runs}; server logs: {logs}")
     try:
@@ -271,6 +283,9 @@ def main():
     finally:
         for s in servers:
             s.stop()
+        if args.baseline:
+            subprocess.run(["git", "worktree", "remove", "--force", str(logs / "baseline")],
+                           cwd=servers[0].cwd, capture_output=True)
 
 
 def bench_start(servers: list[Server], runs: int, logs: Path) -> None:

@@ -69,7 +69,8 @@ def mnemo(port: int, model_id: str, setting: str = "none") -> Server:
     transformers' forward instead of the lean one (MNEMO_LEAN_FORWARD=0), ``setting:python``
     the lean forward without its native decode step (MNEMO_NATIVE_DECODE=0), ``setting:fp32attn``
     with float32 keys, values and attention (MNEMO_BF16_ATTENTION=0), ``setting:kernels``
-    with torch's int kernels for prefills too (MNEMO_BF16_PREFILL=0), to compare."""
+    with torch's int kernels for prefills too (MNEMO_BF16_PREFILL=0), ``setting:speculative``
+    with the int4 draft of speculative decoding (MNEMO_SPECULATIVE=int4), to compare."""
     quantize, _, forward = setting.partition(":")
     name = "mnemo" if quantize == "none" else f"mnemo {quantize}"
     env = {"MNEMO_BIND": f"127.0.0.1:{port}", "MNEMO_MAX_QUEUE": "64", "MNEMO_QUANTIZE": quantize}
@@ -85,6 +86,9 @@ def mnemo(port: int, model_id: str, setting: str = "none") -> Server:
     elif forward == "kernels":
         name += ", int kernels for every product"
         env["MNEMO_BF16_PREFILL"] = "0"
+    elif forward == "speculative":
+        name += ", speculative (int4 draft)"
+        env["MNEMO_SPECULATIVE"] = "int4"
     elif forward:
         raise ValueError(f"unknown forward {forward!r} in {setting!r}")
     return Server(name, port, model_id,
