@@ -130,8 +130,8 @@ class Settings:
         if self.speculative not in ("none", "int4"):
             raise bad("speculative", f"must be none or int4, got {self.speculative!r}")
         if self.speculative != "none" and self.quantize != "none":
-            raise bad("speculative", f"drafts for a float model; MNEMO_QUANTIZE={self.quantize} "
-                      "would draft for itself")
+            raise bad("speculative", f"needs a float32 model to draft for; MNEMO_QUANTIZE="
+                      f"{self.quantize} quantizes it already (leave it at none)")
         if not isinstance(self.speculative_tokens, int) or not 1 <= self.speculative_tokens <= 32:
             raise bad("speculative_tokens", f"must be an integer from 1 to 32, got "
                       f"{self.speculative_tokens!r}")

@@ -51,7 +51,8 @@ def test_draft_length_adapts_within_its_bounds():
 
 @pytest.mark.parametrize("env, message", [
     ({"MNEMO_SPECULATIVE": "int8"}, "must be none or int4"),
-    ({"MNEMO_SPECULATIVE": "int4", "MNEMO_QUANTIZE": "int4"}, "draft for itself"),
+    ({"MNEMO_SPECULATIVE": "int4", "MNEMO_QUANTIZE": "int4"}, "needs a float32 model"),
+    ({"MNEMO_SPECULATIVE": "int4", "MNEMO_QUANTIZE": "int8"}, "MNEMO_QUANTIZE=int8 quantizes"),
     ({"MNEMO_SPECULATIVE_TOKENS": "0"}, "from 1 to 32"),
     ({"MNEMO_SPECULATIVE_TOKENS": "33"}, "from 1 to 32"),
 ])

@@ -190,6 +190,9 @@ class Stages:
             return None, []
         try:
             return seq, draft.propose(self.runner.cache, seq.next_tokens[0], seq.fed, count)
+        except torch.OutOfMemoryError:  # may pass: this step decodes plainly, the next tries again
+            log.warning("out of memory in the draft; this step decodes without speculation")
+            return None, []
         except Exception:
             log.exception("the draft failed; decoding without speculation from now on")
             self.runner.m.draft = None
