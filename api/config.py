@@ -52,7 +52,7 @@ class Settings:
     # Speculative decoding (api/engine/speculative.py): int4: an int4 copy of a float32 model's
     # weights guesses a lone greedy reply's next tokens and the model checks them in one
     # forward, so one user's greedy reply comes faster with the same tokens (CPU, the lean
-    # forward and the native step; refused at start elsewhere). none: off.
+    # forward and the native step; refused where it cannot run). none: off.
     speculative: str = "none"
     speculative_tokens: int = 8  # the most tokens the draft guesses a step (it adapts below)
     context_window: int | None = None  # None: the model's max_position_embeddings
@@ -129,9 +129,16 @@ class Settings:
                       "MNEMO_ADAPTERS instead, they are loaded before quantization")
         if self.speculative not in ("none", "int4"):
             raise bad("speculative", f"must be none or int4, got {self.speculative!r}")
-        if self.speculative != "none" and self.quantize != "none":
-            raise bad("speculative", f"needs a float32 model to draft for; MNEMO_QUANTIZE="
-                      f"{self.quantize} quantizes it already (leave it at none)")
+        if self.speculative != "none":
+            if self.quantize != "none":
+                raise bad("speculative", f"needs a float32 model to draft for; MNEMO_QUANTIZE="
+                          f"{self.quantize} quantizes it already (leave it at none)")
+            if self.dtype not in ("auto", "float32") or self.device.startswith("cuda"):
+                raise bad("speculative", "drafts for a float32 model on a CPU: leave MNEMO_DTYPE "
+                          "at auto or float32 and MNEMO_DEVICE at auto or cpu")
+            if not self.lean_forward or not self.native_decode:
+                raise bad("speculative", "the draft runs in the lean forward's native decode "
+                          "step: leave MNEMO_LEAN_FORWARD and MNEMO_NATIVE_DECODE on")
         if not isinstance(self.speculative_tokens, int) or not 1 <= self.speculative_tokens <= 32:
             raise bad("speculative_tokens", f"must be an integer from 1 to 32, got "
                       f"{self.speculative_tokens!r}")

@@ -91,24 +91,23 @@ class Draft:
 
 def build(settings: Settings, source: str, model, lean: LeanForward | None) -> Draft | None:
     """The draft for ``model`` if ``settings.speculative`` asks for one; ConfigError saying why
-    where it cannot run."""
+    where it cannot run. ``Settings.validate`` refused the settings that cannot combine; what
+    is left is found here: a GPU that device ``auto`` chose, a model the lean forward or the
+    native step does not run, a native step that cannot be built."""
     if settings.speculative == "none":
         return None
-    why = None
+    why = draft = None
     if model.dtype != torch.float32:
         why = f"the model is {model.dtype}, and the draft writes float32 keys and values"
     elif lean is None:
-        why = "the lean forward does not serve this model (a GPU, MNEMO_LEAN_FORWARD=0, or " \
-              "not a Llama model)"
-    elif not settings.native_decode:
-        why = "the draft decodes with the native step, and MNEMO_NATIVE_DECODE=0"
-    if why is None:
+        why = "the lean forward does not serve this model (a GPU, or not a Llama model)"
+    else:
         draft = _draft_forward(source, settings, model)
         why = native.unsupported(draft.layers)
-        module = native.load(Path(settings.cache_dir)) if why is None else None
-        if why is None and module is None:
-            why = "the native decode step could not be built (logged above)"
-        why = why or draft.use_native(module)
+    if why is None:
+        module = native.load(Path(settings.cache_dir))
+        why = "the native decode step could not be built (logged above)" if module is None \
+            else draft.use_native(module)
     if why is not None:
         raise ConfigError(f"MNEMO_SPECULATIVE: int4 cannot draft here: {why}")
     log.info("speculative decoding: an int4 draft guesses up to %d tokens a step",
