@@ -12,6 +12,7 @@ client may not send with this preset (each refusal is a 400 naming the lock).
 from __future__ import annotations
 
 import json
+import logging
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +31,8 @@ MEMORY_KEYS = {"compact": bool, "recall": bool, "ledger": bool, "summary_instruc
 LOCKABLE = frozenset({"max_turns", "compact", "recall", "adapter", "summary"})
 TOP_KEYS = {"description", "system", "generation", "memory", "locked", "locked_settings"}
 
+log = logging.getLogger("mnemo.presets")
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -38,8 +41,7 @@ class Preset:
     system: str | None = None  # None: the model's own default behaviour
     generation: dict = field(default_factory=dict)
     compact: bool = True  # native API default; /v1 compacts only when asked
-    recall: bool = False
-    ledger: bool = True
+    recall: bool = True
     summary_instruction: str = DEFAULT_SUMMARY_INSTRUCTION
     summary_max_tokens: int = 160
     locked: bool = False
@@ -49,7 +51,7 @@ class Preset:
         return {"description": self.description, "system": self.system,
                 "generation": dict(self.generation), "locked": self.locked,
                 "locked_settings": list(self.locked_settings),
-                "memory": {"compact": self.compact, "recall": self.recall, "ledger": self.ledger,
+                "memory": {"compact": self.compact, "recall": self.recall,
                            "summary_instruction": self.summary_instruction,
                            "summary_max_tokens": self.summary_max_tokens}}
 
@@ -120,6 +122,10 @@ def _parse_file(path: Path, name: str, gen_schema: Schema) -> Preset:
             raise bad(f"memory.{key}", f"unknown field; known: {', '.join(sorted(MEMORY_KEYS))}")
         if type(value) is not kind:
             raise bad(f"memory.{key}", f"must be a {kind.__name__}")
+    if "ledger" in memory:  # the cue-word ledger is gone: recall finds facts (docs/memory.md)
+        log.warning("%s: memory.ledger has no effect any more (summaries are the gist only; "
+                    "recall finds the user's facts in the verbatim messages); remove it", path)
+        memory = {k: v for k, v in memory.items() if k != "ledger"}
     if "summary_instruction" in memory and not memory["summary_instruction"].strip():
         raise bad("memory.summary_instruction", "must not be empty")
     if not 16 <= memory.get("summary_max_tokens", 160) <= 1024:

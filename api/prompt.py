@@ -44,6 +44,10 @@ _SENTINEL_RE = re.compile("\ue000(\\d+)\ue001")
 # tokenizing the 40 messages of turn 20 again was 4 of the 7-10 ms a request spent before it
 # reached the engine (docs/benchmarks.md).
 CACHED_BYTES = 4 << 20
+# A recalled exchange's reply is sent cut to its first tokens, with this mark after them: the
+# user's message is what recall found, and a reply can be ten times as long (docs/memory.md).
+RECALLED_REPLY_TOKENS = 48
+ELLIPSIS = " […]"
 _ENTRY_BYTES = 160  # an entry's place in its OrderedDict, beyond its text and ids
 
 
@@ -194,13 +198,15 @@ class PromptBuilder:
     def build(self, messages: Sequence[dict], *, system: str | None, max_new_tokens: int,
               context_window: int, max_turns: int | None, with_text: bool = False,
               context: str | None = None, covers: int = 0,
-              relevance: dict[int, float] | None = None, prefix: str | None = None,
+              relevance: dict[int, float] | None = None, links: dict | None = None,
+              prefix: str | None = None,
               scope: str | None = None) -> Prompt:
         """Measure, plan (``selection.plan_history``) and render; ``system`` is never trimmed.
 
         ``context`` is client-supplied text placed before the history as a user message (an
         unsigned summary); ``covers`` leading messages are replaced by a summary; ``relevance``
-        (recall, opt-in) maps each older exchange's start to its similarity to the new message.
+        (recall) maps each older exchange's start to its relevance to the new message, and
+        ``links`` each to the later exchanges it may only come with (``plan_history``).
         ``with_text`` also renders the prompt as text (for previews; generation needs only ids).
         ``prefix`` is the start of the reply, already written (a reply cut short that the model
         continues): tokenized as text after the generation prompt, and paid from the budget.
@@ -234,24 +240,36 @@ class PromptBuilder:
         costs = self._costs(messages, head, content)
         fixed = len(self._ids(head + [messages[last]], {**dict(enumerate(head_ids)),
                                                         len(head): content[last]})) - costs[last]
+        short: dict[int, list[int]] = {}
+        if relevance:  # a recalled reply's first tokens, and the mark that it was cut
+            mark = self._content_ids([ELLIPSIS], scope)[0]
+            short = {i: ids[:RECALLED_REPLY_TOKENS] + mark for i, ids in content.items()
+                     if roles[i] == "assistant" and len(ids) > RECALLED_REPLY_TOKENS + len(mark)}
+        recalled_costs = [c if c is None or i not in short else c - len(content[i]) + len(short[i])
+                          for i, c in enumerate(costs)]
         extra = 0
         while True:  # a template that is not per-message: plan again with the overflow
             plan = plan_history(roles, costs, fixed=fixed + extra, budget=budget,
                                 max_turns=max_turns, pinned=pinned, covers=covers,
-                                relevance=relevance)
+                                relevance=relevance, links=links, recalled_costs=recalled_costs)
             kept = plan.used
+            sent = {i: short[i] if i in plan.shortened else content[i] for i in kept}
             ids = self._ids(head + [messages[i] for i in kept],
                             {**dict(enumerate(head_ids)),
-                             **{len(head) + j: content[i] for j, i in enumerate(kept)}})
+                             **{len(head) + j: sent[i] for j, i in enumerate(kept)}})
             if len(ids) <= budget:
                 break
             extra += len(ids) - budget
-        text = self._render(head + [messages[i] for i in kept]) if with_text else None
+        text, shown = None, None
+        if with_text:
+            shown = {i: self.tokenizer.decode(short[i]) for i in plan.shortened}
+            text = self._render(head + [dict(messages[i], content=shown[i]) if i in shown
+                                        else messages[i] for i in kept])
         if prefix:
             ids = ids + prefix_ids
             text = None if text is None else text + prefix
         return Prompt(ids=ids, text=text, report=plan, context_window=context_window,
-                      max_new_tokens=max_new_tokens, costs=tuple(costs))
+                      max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown)
 
     def _costs(self, messages: Sequence[dict], head: list[dict],
                content: dict[int, list[int]]) -> list[int | None]:

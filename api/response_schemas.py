@@ -41,7 +41,10 @@ class HistoryReport(Schema):
     dropped_by_context = _req(fields.Integer(), "Of those, left out to fit the context window.")
     first_used = _req(fields.Integer(), "Index of the first message of the kept recent window.")
     pinned = _req(fields.List(fields.Integer()), "Pinned messages (all kept).")
-    recalled = _req(fields.List(fields.Integer()), "Messages of recalled older exchanges.")
+    recalled = _req(fields.List(fields.Integer()), "Messages of exchanges recalled for their "
+                                                   "relevance to the new message.")
+    shortened = _req(fields.List(fields.Integer()), "Recalled replies sent cut short (their "
+                                                    "first tokens and a […] mark).")
     summarised = _req(fields.Integer(), "Of the dropped, covered by the summary.")
     lost = _req(fields.Integer(), "Of the dropped, covered by no summary: lost to the model.")
     dropped_ranges = _req(fields.List(fields.List(fields.Integer())),
@@ -67,10 +70,8 @@ class Compaction(Schema):
     covers = fields.Integer(metadata={"description": "What the new summary covers."})
     folded = fields.Integer(metadata={"description": "Messages folded into it."})
     input_dropped = fields.Integer(metadata={"description": "Folded messages too long for the "
-                                                            "summary prompt (kept in the ledger)."})
+                                                            "summary prompt (recall still finds them)."})
     usage = fields.Nested(Usage, metadata={"description": "Tokens spent on it."})
-    ledger_dropped = fields.Integer(metadata={"description": "Fact lines the ledger's size limit "
-                                                             "left out."})
     signed = fields.Boolean(metadata={"description": "False when built on an unsigned summary."})
     pending = fields.Integer(metadata={"description": "Messages still to fold, over the next "
                                                       "turns (more than one prompt could read)."})
@@ -100,8 +101,23 @@ class Delta(Schema):
     content = _req(fields.String())
 
 
+class PromptPart(Schema):
+    kind = _req(fields.String(validate=validate.OneOf(
+        ["system", "context", "pinned", "recalled", "recent", "latest"])),
+        "Why it is there: the system prompt (with a signed summary), client context (an "
+        "unsigned summary), or a message kept because it is pinned, recalled as relevant, "
+        "among the recent ones, or the new message.")
+    role = _req(fields.String())
+    content = _req(fields.String())
+    index = fields.Integer(metadata={"description": "The message's index in the list sent."})
+    shortened = fields.Boolean(metadata={"description": "A recalled reply, sent cut short (its "
+                                                        "first tokens and a […] mark)."})
+
+
 class PreviewResponse(Schema):
     prompt = _req(fields.String(), "The exact prompt text the model would see.")
+    parts = _req(fields.List(fields.Nested(PromptPart)),
+                 "The prompt's parts in order, each with why it is there.")
     prompt_tokens = _req(fields.Integer())
     max_new_tokens = _req(fields.Integer(), "The output budget reserved for the reply.")
     context_window = _req(fields.Integer())
@@ -112,7 +128,6 @@ class PreviewResponse(Schema):
 class PresetMemory(Schema):
     compact = _req(fields.Boolean())
     recall = _req(fields.Boolean())
-    ledger = _req(fields.Boolean())
     summary_instruction = _req(fields.String())
     summary_max_tokens = _req(fields.Integer())
 

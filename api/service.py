@@ -9,6 +9,7 @@ one streaming helper. Each route only encodes.
 
 from __future__ import annotations
 
+import functools
 import json
 import select
 import socket
@@ -23,7 +24,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from .chat_request import ChatRequest
 from .engine import Engine, Handle
 from .exceptions import InvalidSummary, MnemoError, PresetLocked, UnknownAdapter, ValidationFailed
-from .memory.selection import exchanges
+from .memory.selection import MIN_RELEVANCE, exchanges
 from .memory.summary import Summary, split
 from .types import Chunk, Prompt, SamplingParams, Usage
 
@@ -106,9 +107,30 @@ class Prepared:
     summary: Summary | None  # the client's summary, when it was placed
     summary_report: dict | None  # {"covers", "signed", "placement"}
     messages: list[dict]  # the request's, with what the summary kept marked pinned
+    system: str | None = None  # the system prompt placed (preset, client, signed summary)
+    context: str | None = None  # client-supplied context placed before the history
 
     def history(self) -> dict:
         return {**self.prompt.report.as_dict(), "summary": self.summary_report}
+
+    def parts(self) -> list[dict]:
+        """What reaches the model, in order, and why each part is there: the system prompt,
+        the context, then each message kept (``pinned``, ``recalled``, ``recent`` or
+        ``latest``) with its index in the client's list."""
+        plan = self.prompt.report
+        out = [{"kind": kind, "role": role, "content": text} for kind, role, text in
+               (("system", "system", self.system), ("context", "user", self.context)) if text]
+        pinned, recalled, last = set(plan.pinned), set(plan.recalled), plan.received - 1
+        shortened = self.prompt.shortened or {}
+        for i in plan.used:
+            kind = ("latest" if i == last else "pinned" if i in pinned
+                    else "recalled" if i in recalled else "recent")
+            part = {"kind": kind, "index": i, "role": self.messages[i]["role"],
+                    "content": shortened.get(i, self.messages[i]["content"])}
+            if i in shortened:
+                part["shortened"] = True
+            out.append(part)
+        return out
 
 
 def tenant() -> str | None:
@@ -174,21 +196,19 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
         if summary.kept:  # what the summary left out (pinned when it was made) stays verbatim
             messages = [dict(m, pinned=True) if i in summary.kept else m
                         for i, m in enumerate(messages)]
-    relevance = None
-    if req.recall:  # scored outside the prompt lock: the first embedding of a history takes time
-        spans = exchanges([m["role"] for m in messages])[-RECALL_MAX_EXCHANGES:]
-        texts = ["\n".join(m["content"] for m in messages[a:b]) for a, b in spans]
-        scores = current_app.extensions["memory"].recall.scores(messages[-1]["content"], texts,
-                                                                tenant())
-        relevance = {a: s for (a, _b), s in zip(spans, scores, strict=True)}
-    prompt = eng.build_prompt(messages, system="\n\n".join(system) or None, context=context,
-                              covers=summary.covers if summary else 0, relevance=relevance,
-                              max_new_tokens=req.params.max_new_tokens, max_turns=req.max_turns,
-                              with_text=with_text, prefix=prefix, tenant=tenant())
-    return Prepared(prompt, adapter, summary, report, messages)
-
-
-RECALL_MAX_EXCHANGES = 256  # the newest older exchanges scored for recall (bounds its cost)
+    system_text = "\n\n".join(system) or None
+    build = functools.partial(
+        eng.build_prompt, messages, system=system_text, context=context,
+        covers=summary.covers if summary else 0, max_new_tokens=req.params.max_new_tokens,
+        max_turns=req.max_turns, with_text=with_text, prefix=prefix, tenant=tenant())
+    prompt = build()
+    if req.recall and prompt.report.dropped:  # older messages left out: relevance chooses them
+        # scored outside the prompt lock: a history's first embedding takes time
+        found = current_app.extensions["memory"].recall.relevance(
+            messages, exchanges([m["role"] for m in messages]), tenant(),
+            min_score=MIN_RELEVANCE)
+        prompt = build(relevance=found.scores, links=found.links)
+    return Prepared(prompt, adapter, summary, report, messages, system_text, context)
 
 
 class Generation:

@@ -41,6 +41,7 @@ class Prompt:
     context_window: int
     max_new_tokens: int
     costs: tuple[int | None, ...] = ()  # each message's tokens as measured (None: not measured)
+    shortened: dict[int, str] | None = None  # with the text: each reply cut short, as sent
 
 
 @dataclass

@@ -74,7 +74,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-tokens", type=int, dest="max_new_tokens")
     p.add_argument("--temperature", type=float)
     p.add_argument("--no-compact", action="store_true", help="no automatic summaries")
-    p.add_argument("--recall", action="store_true", help="recall relevant older messages")
+    p.add_argument("--no-recall", action="store_true",
+                   help="no recall: when the history does not fit, keep only the newest messages")
     p.add_argument("--openai", action="store_true",
                    help="talk to any OpenAI-compatible server (llama.cpp, vLLM, Ollama...)")
     p.add_argument("--model", help="with --openai: the model name (default: the first listed)")
@@ -88,8 +89,8 @@ def settings_from(args: argparse.Namespace) -> dict:
            if getattr(args, k) is not None}
     if args.no_compact:
         out["compact"] = False
-    if args.recall:
-        out["recall"] = True
+    if args.no_recall:
+        out["recall"] = False
     return out
 
 

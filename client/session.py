@@ -15,7 +15,7 @@ from .store import Store, new_conversation, new_id, now_ms
 from .tree import lineage, path, subtree
 
 DEFAULTS = {"system": "", "template": "default", "adapter": "", "max_turns": 10,
-            "max_new_tokens": 256, "temperature": 0.0, "compact": True, "recall": False}
+            "max_new_tokens": 256, "temperature": 0.0, "compact": True, "recall": True}
 SENDABLE = (None, "ok", "stopped")  # statuses of messages that are history
 RETRIES = 4  # attempts for 429 / 503 with Retry-After
 SAVE_EVERY = 0.5  # seconds between saves of a streaming reply
@@ -154,9 +154,8 @@ class Session:
                 "max_tokens": s["max_new_tokens"], "temperature": s["temperature"]}
             return body
         body = {"messages": history, "conversation_id": conv["id"], "max_turns": s["max_turns"],
-                "max_new_tokens": s["max_new_tokens"], "compact": bool(s["compact"])}
-        if s["recall"]:
-            body["recall"] = True
+                "max_new_tokens": s["max_new_tokens"], "compact": bool(s["compact"]),
+                "recall": bool(s["recall"])}
         if s["system"].strip():
             body["system"] = s["system"]
         if s["template"] and s["template"] != "default":

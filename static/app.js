@@ -22,7 +22,7 @@ const sel = (id) => `.msg[data-id="${CSS.escape(id)}"]`;
 function defaults() {
   const d = (app.config && app.config.defaults) || { max_new_tokens: 256, max_turns: 10 };
   return { system: "", template: "default", adapter: "", max_turns: d.max_turns,
-           max_new_tokens: d.max_new_tokens, temperature: 0, compact: true, recall: false };
+           max_new_tokens: d.max_new_tokens, temperature: 0, compact: true, recall: true };
 }
 app.save = () => S.write(app.current);
 function remember(id) {

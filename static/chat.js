@@ -43,7 +43,7 @@ export function requestBody(conv, history) {
   const body = { messages: history.messages, stream: true, conversation_id: conv.id,
                  max_turns: s.max_turns, max_new_tokens: s.max_new_tokens,
                  compact: s.compact !== false };
-  if (s.recall) body.recall = true;
+  body.recall = s.recall !== false;  // on unless switched off
   const summary = summaryFor(conv, history.ids);
   if (summary) body.summary = summary;
   if (s.system && s.system.trim()) body.system = s.system;

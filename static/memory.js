@@ -7,7 +7,7 @@ export function initMemory(app) {
   function fill() {
     const s = app.current.settings, sum = app.current.summary;
     $("mem-compact").checked = s.compact !== false;
-    $("mem-recall").checked = Boolean(s.recall);
+    $("mem-recall").checked = s.recall !== false;
     const box = $("mem-summary-text");
     if (!box.readOnly) return; // being edited: leave the user's text alone
     box.value = sum ? sum.text : "";
@@ -68,7 +68,7 @@ export function initMemory(app) {
         headers: { "Content-Type": "application/json", ...authHeaders() } });
       const data = await resp.json();
       if (!resp.ok) { out.textContent = "Preview failed: " + data.error.message; return; }
-      out.replaceChildren(plan(data));
+      out.replaceChildren(plan(data), seen(data.parts, history.ids));
     } catch (e) { out.textContent = "The server cannot be reached."; }
   }
   function plan(data) {
@@ -88,6 +88,39 @@ export function initMemory(app) {
     line(r.lost ? "warn" : "", `dropped and in no summary: ${r.lost}` +
       (r.dropped_ranges.length ? ` (not sent: ${ranges(r.dropped_ranges)})` : ""));
     return ul;
+  }
+
+  // The text that reaches the model, part by part, each marked with why it is there; a
+  // message's number shows it in the conversation.
+  function seen(parts, ids) {
+    const labels = { system: "system prompt", context: "context (unsigned summary)",
+                     pinned: "pinned", recalled: "recalled", recent: "recent", latest: "your new message" };
+    const list = el("ol", "seen");
+    list.setAttribute("aria-label", "What the model will see, in order");
+    for (const p of parts) {
+      const li = el("li", "part part-" + p.kind);
+      const head = el("div", "part-head");
+      if (p.index !== undefined && ids[p.index]) {
+        const go = el("button", "part-go", `#${p.index + 1}`);
+        go.type = "button";
+        go.title = "Show this message in the conversation";
+        go.onclick = () => showMessage(ids[p.index]);
+        head.append(go, " ");
+      } else if (p.index !== undefined) {
+        head.append(`#${p.index + 1} `);
+      }
+      head.append(`${p.role} · ${labels[p.kind]}`);
+      li.append(head, el("div", "part-text", p.content));
+      list.appendChild(li);
+    }
+    return list;
+  }
+  function showMessage(id) {
+    const msg = document.querySelector(`.msg[data-id="${CSS.escape(id)}"]`);
+    if (!msg) return;
+    msg.scrollIntoView({ block: "center" });
+    msg.classList.add("flash");
+    setTimeout(() => msg.classList.remove("flash"), 1600);
   }
 
   $("mem-compact").addEventListener("change", (e) => { app.current.settings.compact = e.target.checked; app.save(); });

@@ -40,7 +40,8 @@ def test_reply_shape_and_usage(client):
     assert 1 <= usage["completion_tokens"] <= 12
     assert body["history"] == {"received": 1, "used": 1, "dropped": 0, "dropped_by_max_turns": 0,
                                "dropped_by_context": 0, "first_used": 0, "pinned": [],
-                               "recalled": [], "summarised": 0, "lost": 0, "dropped_ranges": [],
+                               "recalled": [], "shortened": [], "summarised": 0, "lost": 0,
+                               "dropped_ranges": [],
                                "summary": None}
     assert body["compaction"] == {"status": "not_needed"}
     if body["finish_reason"] == "length":

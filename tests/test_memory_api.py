@@ -68,8 +68,12 @@ def test_a_pinned_message_survives_any_trim(mem_live):
     assert "locker code is 4471" in body["prompt"]
     assert history["lost"] == history["dropped"] > 0  # no summary: the report says it is lost
     unpinned = [dict(m, pinned=False) for m in messages]
-    body = call(mem_live, "/api/chat/preview", {"messages": unpinned, "max_turns": 50})
+    body = call(mem_live, "/api/chat/preview", {"messages": unpinned, "max_turns": 50,
+                                                "recall": False})
     assert "4471" not in body["prompt"]
+    # Recall (the default) finds it without the pin: the question is about it.
+    body = call(mem_live, "/api/chat/preview", {"messages": unpinned, "max_turns": 50})
+    assert "4471" in body["prompt"] and body["history"]["recalled"] == [0, 1]
 
 
 def test_pins_that_cannot_fit_get_a_400_naming_them(mem_live):
@@ -89,7 +93,6 @@ def test_compaction_returns_a_signed_summary_that_the_next_turn_places_as_system
     assert done["compaction"]["status"] == "ok", done["compaction"]
     summary = done["summary"]
     assert summary["signature"].startswith("v2.") and summary["covers"] >= 2
-    assert "I prefer window seats." in summary["text"]  # the ledger keeps the fact verbatim
     assert done["compaction"]["usage"]["completion_tokens"] > 0
 
     following = messages + [assistant(done["message"]["content"] or "ok"), user("And my name?")]
@@ -98,12 +101,13 @@ def test_compaction_returns_a_signed_summary_that_the_next_turn_places_as_system
     report = body["history"]["summary"]
     assert report == {"covers": summary["covers"], "signed": True, "placement": "system"}
     assert body["history"]["summarised"] >= 2
-    system_block, ledger_block = body["prompt"].split("<|im_end|>")[:2]
+    system_block = body["prompt"].split("<|im_end|>")[0]
     assert system_block.startswith("<|im_start|>system\nSummary of the earlier conversation")
-    # The ledger is the user's own words: it travels as user context, never with system authority.
+    # The fact is no copy in the summary: recall brings the user's own message back, as a
+    # user message, never with system authority.
     assert "I prefer window seats." not in system_block
-    assert ledger_block.startswith("\n<|im_start|>user\nFacts I stated earlier")
-    assert "- My name is Ingrid and I prefer window seats." in ledger_block
+    assert body["history"]["recalled"][:2] == [0, 1]
+    assert "<|im_start|>user\nMy name is Ingrid and I prefer window seats." in body["prompt"]
 
     # Altered text, or the same summary over other messages: unsigned, placed as plain context.
     for altered, msgs in ((dict(summary, text=summary["text"] + " Ingrid is an admin."), following),
@@ -172,13 +176,13 @@ def test_a_failed_summary_replaces_nothing_and_says_so(mem_live, monkeypatch):
             raise RuntimeError("CUDA out of memory (injected)")
 
     restore = wrap_forward(monkeypatch, app, boom)
-    real = compaction.sm.extract_facts
+    real = compaction._readable_until
 
-    def arm(messages):  # called once the reply is whole, just before the summary generation
+    def arm(*args):  # called once the reply is whole, just before the summary generation
         failing["on"] = True
-        return real(messages)
+        return real(*args)
 
-    monkeypatch.setattr(compaction.sm, "extract_facts", arm)
+    monkeypatch.setattr(compaction, "_readable_until", arm)
     messages = long_chat(12) + [user("hi")]
     body = call(mem_live, "/api/chat", {"messages": messages, "max_turns": 50})
     restore()
@@ -187,7 +191,7 @@ def test_a_failed_summary_replaces_nothing_and_says_so(mem_live, monkeypatch):
         body["compaction"]["reason"]
     assert "summary" not in body
     # An empty summary is a failure too.
-    monkeypatch.setattr(compaction.sm, "extract_facts", real)
+    monkeypatch.setattr(compaction, "_readable_until", real)
     monkeypatch.setattr(compaction.sm, "clean_prose", lambda _text: "")
     body = call(mem_live, "/api/chat", {"messages": messages, "max_turns": 50})
     assert body["compaction"]["status"] == "failed" and "empty" in body["compaction"]["reason"]
@@ -238,9 +242,6 @@ def test_a_long_backlog_is_folded_only_as_far_as_the_summariser_can_read(mem_liv
     comp, summary = body["compaction"], body["summary"]
     assert 0 < summary["covers"] < 80 and comp["pending"] == 80 - summary["covers"]
     assert comp["input_dropped"] == 0  # everything it covers, the summariser read
-    covered_facts = [m["content"] for m in messages[:summary["covers"]] if m["role"] == "user"]
-    in_ledger = sum(fact in summary["text"] for fact in covered_facts)
-    assert in_ledger + comp["ledger_dropped"] == len(covered_facts)
     # What it does not cover yet still counts as lost when it cannot fit.
     preview = call(mem_live, "/api/chat/preview", {"messages": [*messages, user("Cousin 39?")],
                                                    "summary": summary, "max_turns": 100})
@@ -272,7 +273,8 @@ def test_v1_a_summarised_history_is_not_counted_as_dropped(mem_live):
             {"role": "user", "content": "and now?"}]
     body = {"model": model_id(mem_live), "messages": chat, "max_tokens": 4,
             "truncation": "disabled",
-            "mnemo": {"summary": {"text": "Earlier: items 0 and 1.", "covers": 4}}}
+            "mnemo": {"summary": {"text": "Earlier: items 0 and 1.", "covers": 4},
+                      "recall": False}}
     with post_json(mem_live.url + "/v1/chat/completions", body) as resp:
         assert resp.headers["X-Mnemo-History-Dropped"] == "0"
         assert json.load(resp)["mnemo"]["history"]["summarised"] == 4
@@ -302,12 +304,9 @@ def test_summarize_endpoint_folds_a_range_but_never_a_pin(mem_live):
     body = call(mem_live, "/api/summarize", {"messages": messages, "covers": 4})
     summary = body["summary"]
     assert summary["covers"] == 4 and body["compaction"]["folded"] == 3 and summary["kept"] == [0]
-    assert "My dog is called Rex." in summary["text"] and "X123" not in summary["text"]
-    assert "Friday" not in summary["text"]  # outside the range
+    assert "X123" not in summary["text"]  # a pin is never folded
     extended = call(mem_live, "/api/summarize", {"messages": messages, "summary": summary})
-    assert extended["summary"]["covers"] == 6
-    assert "My dog is called Rex." in extended["summary"]["text"]
-    assert "We decided on Friday the 3rd." in extended["summary"]["text"]
+    assert extended["summary"]["covers"] == 6 and extended["compaction"]["folded"] == 2
     bad = call(mem_live, "/api/summarize", {"messages": messages, "covers": 3}, expect=400)
     assert "covers" in bad["error"]["fields"]
 
@@ -331,11 +330,17 @@ def test_recall_brings_back_the_relevant_old_exchange(mem_live):
     messages = [user("My cat is called Tom and he is a grey tabby."),
                 assistant("Tom sounds lovely.")]
     messages += long_chat(14) + [user("What is my cat called?")]
-    plain = call(mem_live, "/api/chat/preview", {"messages": messages, "max_turns": 50})
+    plain = call(mem_live, "/api/chat/preview", {"messages": messages, "max_turns": 50,
+                                                 "recall": False})
     assert "Tom" not in plain["prompt"] and plain["history"]["recalled"] == []
-    body = call(mem_live, "/api/chat/preview", {"messages": messages, "max_turns": 50,
-                                                "recall": True})
-    assert body["history"]["recalled"] == [0, 1]
+    body = call(mem_live, "/api/chat/preview", {"messages": messages, "max_turns": 50})
+    assert body["history"]["recalled"] == [0, 1]  # recall is the default
+    # The preview names each part of the prompt and why it is there.
+    kinds = {p.get("index"): p["kind"] for p in body["parts"]}
+    assert kinds[0] == kinds[1] == "recalled" and kinds[len(messages) - 1] == "latest"
+    assert body["parts"][0]["content"] == "My cat is called Tom and he is a grey tabby."
+    assert all(kinds[i] == "recent" for i in range(body["history"]["first_used"],
+                                                   len(messages) - 1))
     assert "My cat is called Tom" in body["prompt"]
     assert body["prompt_tokens"] + 16 <= 512
 

@@ -22,12 +22,12 @@ from tests.test_page import (
 __all__ = ["browser", "context"]  # fixtures, re-used
 
 
-def seeded(page, exchanges: int) -> str:
+def seeded(page, exchanges: int, recall: bool = False) -> str:
     """Store a conversation of ``exchanges`` exchanges and open it; return its id."""
-    return page.evaluate("""(n) => {
+    return page.evaluate("""([n, recall]) => {
         const S = window.MnemoStore;
         const conv = S.create({system: "", template: "default", adapter: "", max_turns: 10,
-                               max_new_tokens: 8, temperature: 0, compact: true, recall: false});
+                               max_new_tokens: 8, temperature: 0, compact: true, recall});
         conv.title = "Seeded";
         conv.messages.push({id: S.newId(), role: "user", status: "ok",
                             content: "My name is Ursula and my code is 8812."});
@@ -39,7 +39,7 @@ def seeded(page, exchanges: int) -> str:
         S.write(conv);
         localStorage.setItem("mnemo.v1.current", conv.id);
         return conv.id;
-    }""", exchanges)
+    }""", [exchanges, recall])
 
 
 def test_pin_is_sent_kept_and_shown_in_the_preview(context, live):
@@ -58,6 +58,12 @@ def test_pin_is_sent_kept_and_shown_in_the_preview(context, live):
     expect(plan).to_contain_text("pinned: #1")
     # 15 exchanges and the draft, max_turns 10: messages 2 to 12 are dropped, the pin stays.
     expect(plan).to_contain_text("dropped and in no summary: 11 (not sent: #2–#12)")
+    # The text that reaches the model, part by part: the pin first, marked as pinned.
+    parts = plan.locator(".seen li")
+    expect(parts.first).to_have_class("part part-pinned")
+    expect(parts.first).to_contain_text("My name is Ursula and my code is 8812.")
+    expect(parts.last).to_have_class("part part-latest")
+    expect(parts.last).to_contain_text("What is my code?")
     bodies = []
     record_chat_bodies(page, bodies)
     send(page, "What is my code?")
@@ -80,7 +86,6 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     conv = stored(page)[0]
     summary = conv["summary"]
     assert summary["signature"].startswith("v2.")
-    assert "My name is Ursula and my code is 8812." in summary["text"]
     page.click("#toggle-memory")
     expect(page.locator("#mem-summary-state")).to_have_text("(written by the server, signed)")
     expect(page.locator("#mem-summary-text")).to_have_value(summary["text"])
@@ -111,6 +116,27 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     expect(page.locator("#banner")).to_contain_text("Imported 1 conversation")
     assert stored(page)[0]["summary"] == exported["summary"]
     assert page.evaluate("window.mnemoPersisted !== undefined")  # persistence was asked for
+    assert page.errors == []
+
+
+def test_recall_shows_the_recalled_text_and_the_message_it_came_from(context, live):
+    page = open_page(context, live.url)
+    seeded(page, 14, recall=True)
+    page.reload()
+    wait_loaded(page)
+    page.click("#toggle-memory")
+    expect(page.locator("#mem-recall")).to_be_checked()
+    page.fill("#input", "What is my code?")
+    page.click("#mem-preview")
+    plan = page.locator("#mem-plan")
+    expect(plan).to_contain_text("recalled: #1, #2")
+    recalled = plan.locator(".seen li.part-recalled")
+    expect(recalled.first).to_contain_text("My name is Ursula and my code is 8812.")
+    expect(recalled.first).to_contain_text("user · recalled")
+    recalled.first.get_by_role("button", name="#1").click()
+    first = page.locator(".msg").nth(0)
+    expect(first).to_have_class("msg user flash")
+    expect(first).to_be_in_viewport()
     assert page.errors == []
 
 

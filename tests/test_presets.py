@@ -21,7 +21,7 @@ def test_builtin_presets_are_the_shipped_files():
     presets = load_presets(Settings.load({}))
     assert set(presets) >= {"default", "legal"}
     assert (builtin_dir() / "legal.toml").is_file()
-    assert presets["default"].compact and not presets["default"].recall
+    assert presets["default"].compact and presets["default"].recall
     assert "name" in presets["default"].summary_instruction
 
 

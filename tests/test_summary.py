@@ -1,4 +1,4 @@
-"""Summaries the client carries: signatures, the fact ledger, when to compact. Pure."""
+"""Summaries the client carries: signatures, a former ledger, when to compact. Pure."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ from api.memory.summary import (
     LEDGER_HEADING,
     Signer,
     Summary,
-    compose,
-    extract_facts,
     fold_until,
-    merge_ledger,
     split,
 )
 from tests.helpers import assistant, user
@@ -38,29 +35,13 @@ def test_signature_verifies_only_the_exact_summary_for_the_exact_messages_and_pr
     assert not ok(Summary("Ada likes tea.", 2, "\u00e9t\u00e9"))  # not even ASCII
 
 
-def test_ledger_keeps_the_users_fact_sentences_verbatim():
-    messages = [
-        user("Hi there. My name is Priya Raman and I live in Leeds."),
-        assistant("Nice to meet you, Priya! My favourite number is 7."),  # not the user's
-        user("The weather is nice. My budget is 4,200 euros."),
-        user("We decided to go with the blue design. Anyway, how are you?"),
-        user("I prefer tea over coffee."),
-        user("我叫李雷，我的生日是三月五日。"),
-    ]
-    facts = extract_facts(messages)
-    assert facts == ["My name is Priya Raman and I live in Leeds.",
-                     "My budget is 4,200 euros.", "We decided to go with the blue design.",
-                     "I prefer tea over coffee.", "我叫李雷，我的生日是三月五日。"]
-
-
-def test_ledger_round_trips_through_the_summary_text_and_drops_the_weakest_first():
-    text = compose("Priya is planning a trip.", ["My name is Priya.", "I prefer tea."])
-    assert LEDGER_HEADING in text
+def test_a_former_ledger_is_split_from_the_prose():
+    """Summaries made before the ledger was removed still carry one: its lines are the user's
+    words and are told apart from the prose, which alone gets system authority."""
+    text = ("Priya is planning a trip.\n\n" + LEDGER_HEADING
+            + "\n- My name is Priya.\n- I prefer tea.")
     assert split(text) == ("Priya is planning a trip.", ["My name is Priya.", "I prefer tea."])
-    lines = [f"remember item {i}" for i in range(30)] + ["My PIN hint is 1234 since May."]
-    kept = merge_ledger([], lines)
-    assert len(kept) == 24 and "My PIN hint is 1234 since May." in kept
-    assert kept[-2] == "remember item 29"  # equal scores: the oldest went first
+    assert split("Just prose.") == ("Just prose.", [])
 
 
 def test_compaction_is_due_near_the_budget_or_when_history_was_lost():

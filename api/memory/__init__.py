@@ -1,5 +1,5 @@
 """Memory beyond the window, all carried by the client: which messages reach the model
-(``selection``, pure), rolling summaries with signatures and a fact ledger (``summary``), and
+(``selection``, pure), rolling summaries with signatures (``summary``), and
 recall of relevant older exchanges by sentence embeddings (``recall``)."""
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
 
     eng = engine()
     start = previous.covers if previous else 0
-    prose_before, ledger_before = sm.split(previous.text) if previous else ("", [])
+    prose_before = sm.split(previous.text)[0] if previous else ""
     system = preset.summary_instruction
     if prose_before:
         system += "\n\nThe summary so far:\n" + prose_before
@@ -56,9 +56,6 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
                         | {i for i in span if messages[i].get("pinned")}))
     if not folded:
         return {"compaction": {"status": "not_needed", "reason": "nothing to fold but pins"}}
-    facts = sm.extract_facts(folded)
-    candidates = list(dict.fromkeys([*ledger_before, *facts]))
-    ledger = sm.merge_ledger(ledger_before, facts) if preset.ledger else []
     params = SamplingParams(max_new_tokens=preset.summary_max_tokens, repetition_penalty=1.1)
     try:
         prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}], system=system,
@@ -74,11 +71,10 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     prose = sm.clean_prose(gen.text)
     if not prose:
         return _failed("the model returned an empty summary")
-    text, ledger = _fit(prose, ledger, eng)
+    text = _fit(prose, eng)
     made = sm.Summary(text, covers, None, kept)
     compaction = {"status": "ok", "covers": covers, "folded": len(folded),
                   "input_dropped": prompt.report.dropped, "usage": gen.usage.as_dict(),
-                  "ledger_dropped": len(candidates) - len(ledger) if preset.ledger else 0,
                   "signed": previous is None or previous_signed}
     if compaction["signed"]:
         made = sm.Summary(text, covers, current_app.extensions["memory"].signer.sign(
@@ -113,26 +109,15 @@ def _next_user(messages: list[dict], start: int, until: int) -> int:
     return next((i for i in range(start + 1, until) if messages[i]["role"] == "user"), until)
 
 
-def _fit(prose: str, ledger: list[str], eng) -> tuple[str, list[str]]:
-    """The summary text within ``SUMMARY_SHARE`` of the window and the message length limit,
-    and the ledger lines kept.
-
-    The ledger is the reliable part, so it keeps up to three quarters of that room (its weakest
-    lines go first beyond it, and the reply counts them) and the prose is cut, on token
-    boundaries, to what is left.
-    """
+def _fit(prose: str, eng) -> str:
+    """The summary within ``SUMMARY_SHARE`` of the window and the message length limit, cut on
+    token boundaries."""
     settings = current_app.config["MNEMO"]
-    limit = int(SUMMARY_SHARE * eng.context_window)
-    ledger = list(ledger)
-    while ledger and (eng.count_tokens(sm.compose("", ledger))[0] > 0.75 * limit
-                      or len(sm.compose("", ledger)) > 0.75 * settings.max_message_chars):
-        ledger = sm.drop_weakest(ledger)
-    room = max(1, limit - (eng.count_tokens(sm.compose(".", ledger))[0] if ledger else 0))
+    room = max(1, int(SUMMARY_SHARE * eng.context_window))
     while True:
-        cut = eng.truncate_tokens(prose, room).strip() or prose.split()[0]
-        text = sm.compose(cut, ledger)
+        text = eng.truncate_tokens(prose, room).strip() or prose.split()[0]
         if len(text) <= settings.max_message_chars or room == 1:
-            return text, ledger
+            return text
         room = room * 3 // 4 or 1
 
 

@@ -7,10 +7,16 @@ how relevant each older exchange is to the new message. The plan keeps, in the o
 
 - the latest user message, always; the output budget is reserved before anything else;
 - every pinned message, whatever the trim (400 when the pins cannot fit with the rest);
-- with recall, up to ``RECALL_SHARE`` of the history budget for the older exchanges most
-  relevant to the new message (cosine similarity at least ``MIN_RELEVANCE``);
+- with recall, first the newest exchanges that fit in ``RECENT_SHARE`` of the history budget
+  (the thread of the conversation), then the older exchanges most relevant to the new message,
+  best first, as far as they fit and score at least ``MIN_RELEVANCE``: the share relevance
+  takes follows the question, from nothing (a message that matches nothing older) to all the
+  rest. An exchange that later ones restate (``links``: a correction) is recalled only
+  together with them, so a stale statement never reaches the model alone. A recalled
+  exchange costs its ``recalled_costs``: the renderer cuts a long reply short there, since the
+  user's message is what is recalled and a reply can be ten times its length;
 - the rest of the budget for the newest whole exchanges after the summary's ``covers``, at most
-  ``max_turns`` of them; budget recall left unused goes back to them.
+  ``max_turns`` of them.
 
 History is cut in whole exchanges only: a kept window starts on a user message (or at the very
 start when everything fits), and a recalled exchange is a user message with its replies.
@@ -23,8 +29,8 @@ from dataclasses import dataclass
 
 from ..exceptions import ContextLengthExceeded
 
-RECALL_SHARE = 0.25  # of the tokens left for history once pins and the latest message are in
-MIN_RELEVANCE = 0.3  # cosine similarity below which an exchange is never recalled
+RECENT_SHARE = 0.25  # of the tokens left for history: the newest exchanges, before any recall
+MIN_RELEVANCE = 0.15  # fused relevance (``recall``) below which an exchange is never recalled
 _INF = float("inf")
 
 
@@ -37,7 +43,8 @@ class HistoryPlan:
     first_allowed: int  # the oldest start max_turns allows
     covers: int = 0  # leading messages a summary stands in for
     pinned: tuple[int, ...] = ()  # every pinned message (all are kept)
-    recalled: tuple[int, ...] = ()  # messages of recalled exchanges, older than the window
+    recalled: tuple[int, ...] = ()  # messages of recalled exchanges (chosen for relevance)
+    shortened: tuple[int, ...] = ()  # recalled replies sent cut short (``recalled_costs``)
 
     @property
     def used(self) -> list[int]:
@@ -70,7 +77,8 @@ class HistoryPlan:
             "received": self.received, "used": len(used), "dropped": len(not_used),
             "dropped_by_max_turns": by_turns, "dropped_by_context": len(not_used) - by_turns,
             "first_used": self.first_used, "pinned": list(self.pinned),
-            "recalled": list(self.recalled), "summarised": summarised,
+            "recalled": list(self.recalled), "shortened": list(self.shortened),
+            "summarised": summarised,
             "lost": len(not_used) - summarised, "dropped_ranges": self.dropped_ranges(),
         }
 
@@ -102,12 +110,16 @@ def exchanges(roles: Sequence[str]) -> list[tuple[int, int]]:
 
 def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: int, budget: int,
                  max_turns: int | None = None, pinned: Sequence[int] = (), covers: int = 0,
-                 relevance: Mapping[int, float] | None = None) -> HistoryPlan:
+                 relevance: Mapping[int, float] | None = None,
+                 links: Mapping[int, Sequence[int]] | None = None,
+                 recalled_costs: Sequence[int | None] | None = None) -> HistoryPlan:
     """Plan the prompt's history; ``fixed`` tokens (system prompt, summary, generation prompt)
     appear whatever is kept, and ``budget`` is the context window less the output budget.
 
-    ``relevance`` maps an exchange's start index to its similarity to the new message; when it
-    is given, recall is on. Raises ContextLengthExceeded when the latest message (with the pins)
+    ``relevance`` maps an exchange's start index to its relevance to the new message; when it
+    is given, recall is on. ``links`` maps an exchange's start to the later exchanges that must
+    come with it; ``recalled_costs`` is each message's cost when recalled (default: ``costs``).
+    Raises ContextLengthExceeded when the latest message (with the pins)
     cannot fit.
     """
     n = len(roles)
@@ -151,25 +163,33 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
         return chosen, spent
 
     recalled: list[int] = []
+    shortened: list[int] = []
     if relevance:
-        reserve = int(available * RECALL_SHARE)
-        narrow, spent = grow(available - reserve, skip)
+        short = costs if recalled_costs is None else recalled_costs
+
+        def cost_recalled(i: int) -> float:
+            return _INF if short[i] is None else min(short[i], cost(i))
+
+        recent, spent = grow(available * RECENT_SHARE, skip)
         room = available - spent
-        ranked = sorted(((score, a, b) for a, b in exchanges(roles)
-                         if b <= narrow and relevance.get(a, -1.0) >= MIN_RELEVANCE
-                         for score in [relevance[a]]), key=lambda t: (-t[0], -t[1]))
+        span = {a: range(a, b) for a, b in exchanges(roles)}
+        ranked = sorted((a for a in span if span[a].stop <= recent
+                         and relevance.get(a, -1.0) >= MIN_RELEVANCE),
+                        key=lambda a: (-relevance[a], -a))  # the newer of equals first
         picked: set[int] = set()
-        for _score, a, b in ranked:
-            span = [i for i in range(a, b) if i not in skip]
-            c = sum(cost(i) for i in span)
-            if c <= room:
-                picked.update(span)
+        for a in ranked:
+            group = [s for s in (a, *(links or {}).get(a, ())) if s in span and s < recent]
+            members = [i for s in group for i in span[s] if i not in skip and i not in picked]
+            c = sum(cost_recalled(i) for i in members)
+            if members and c <= room:
+                picked.update(members)
                 room -= c
-        spent_recall = sum(cost(i) for i in picked)
-        first_used, _ = grow(available - spent_recall, skip | picked)
-        recalled = sorted(i for i in picked if i < first_used)
+        # The window grows over the rest; a recalled exchange it reaches stays as recalled.
+        first_used, _ = grow(available - sum(cost_recalled(i) for i in picked), skip | picked)
+        recalled = sorted(picked)
+        shortened = [i for i in recalled if cost_recalled(i) < cost(i)]
     else:
         first_used, _ = grow(available, skip)
     return HistoryPlan(received=n, first_used=first_used, first_allowed=first_allowed,
                        covers=covers, pinned=tuple(i for i in sorted(set(pinned)) if 0 <= i < n),
-                       recalled=tuple(recalled))
+                       recalled=tuple(recalled), shortened=tuple(shortened))

@@ -56,6 +56,7 @@ def preview():
         "max_new_tokens": req.params.max_new_tokens,
         "context_window": prompt.context_window,
         "history": prepared.history(),
+        "parts": prepared.parts(),
     }
     if req.conversation_id is not None:
         body["conversation_id"] = req.conversation_id
