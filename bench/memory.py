@@ -1,19 +1,20 @@
-"""Memory benchmark: do planted facts survive a long conversation in a small window?
+"""Memory benchmark, live: do facts told in passing survive a long chat in a small window?
 
-    scripts/bench-memory [--turns 30] [--window 1024]
+    scripts/bench-memory --live [--turns 34] [--window 1024]
 
 One Mnemo server (gunicorn, the default model, ``MNEMO_CONTEXT_WINDOW`` small so trimming starts
-early) plays scripted conversations that plant facts in the first turns (a name, a number, a
-preference, a decision with a date), chat about other things, and ask for each fact at the end.
-The client behaves as the page does: it keeps every message, sends the whole history with
-``max_turns`` out of the way, and stores the summary the server returns. Modes:
+early) plays one scripted chat per mode: facts told the way people tell them (an introduction
+without "my name is", an allergy, a pet, a spouse inside a gift question, a job in Chinese, a
+city later corrected) in every other turn of the first third, small talk answered by the model
+itself (replies of up to ``--max-new-tokens``), then one question per fact, phrased apart from
+the telling. The client behaves as the page does: it keeps every message, sends the whole
+history with ``max_turns`` out of the way, and stores the summary the server returns. Modes:
 
-- truncation: no memory (compaction off);
-- pins: the four fact messages pinned;
-- summary (prose): compaction with a preset whose summaries are prose only;
-- summary (prose + ledger): compaction with the default preset (verbatim fact ledger);
-- recall: relevant older exchanges recalled, no compaction;
-- all: pins, summaries with the ledger, and recall.
+- truncation: no memory (compaction and recall off);
+- pins: the fact messages pinned (the user decided they matter);
+- summary: compaction only (the summary is the gist: the small model's prose);
+- recall: recall only;
+- default: what a client that names no memory setting gets (compaction and recall).
 
 For each: the share of planted facts present in the rendered prompt when asked (model-independent,
 from ``/api/chat/preview``), the share the default model's answer contains (reported, not a
@@ -31,14 +32,22 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench.servers import ROOT, mnemo
+from bench.servers import mnemo
 
-FACTS = [  # (planting message, question, what must appear)
-    ("Hi! My name is Marguerite Okafor, nice to meet you.", "What is my name?", "Marguerite"),
-    ("Please note that my apartment number is 4172.", "What is my apartment number?", "4172"),
-    ("I prefer green tea to coffee, always.", "Which drink do I prefer?", "green tea"),
-    ("We decided the team offsite will be in Lisbon on May 14.",
-     "Where and when is the team offsite?", "Lisbon"),
+FACTS = [  # (message, question, what must appear): told as people tell them, several languages
+    ("Hey there, Ilse speaking, I just found this chat thing.", "What do my friends call me?",
+     "Ilse"),
+    ("Shellfish makes my throat swell up, so paella is off the menu for me.",
+     "Is there any food I must stay away from?", "Shellfish"),
+    ("We got a kitten last week, a grey one, and named her Miso.",
+     "What is the name of our new pet?", "Miso"),
+    ("Any gift ideas for my husband Joaquin? He collects vinyl records.",
+     "Who am I married to?", "Joaquin"),
+    ("我在一家医院当护士，经常上夜班。", "我做什么工作？", "护士"),
+    ("We live in Utrecht, close to the old canal.", "Which city is home for me?", "Rotterdam"),
+    ("The dentist booked me for the 14th of March at 9.", "When is my dentist appointment?",
+     "14th of March"),
+    ("Big news: we just moved, we're in Rotterdam now.", None, None),  # corrects the city
 ]
 TOPICS = ["volcanoes", "the history of bread", "how bicycles balance", "jazz", "penguins",
           "the Roman roads", "tides", "origami", "the water cycle", "honey bees", "chess openings",
@@ -46,12 +55,11 @@ TOPICS = ["volcanoes", "the history of bread", "how bicycles balance", "jazz", "
           "paper money", "owls", "the Silk Road", "rainbows", "windmills", "octopuses",
           "the first telescopes", "deserts", "tea ceremonies", "trains in Japan", "maple syrup"]
 MODES = {
-    "truncation": {"compact": False},
-    "pins": {"compact": False, "pin": True},
-    "summary (prose)": {"compact": True, "template": "prose"},
-    "summary (prose + ledger)": {"compact": True},
+    "truncation": {"compact": False, "recall": False},
+    "pins": {"compact": False, "recall": False, "pin": True},
+    "summary": {"compact": True, "recall": False},
     "recall": {"compact": False, "recall": True},
-    "all": {"compact": True, "recall": True, "pin": True},
+    "default": {},  # what a client that sends no memory setting gets: summaries and recall
 }
 
 
@@ -79,24 +87,27 @@ def chat_stream(base: str, body: dict) -> tuple[float, dict]:
 
 
 def script(turns: int) -> list[tuple[str, int | None]]:
-    """The user's messages: facts, then small talk, then one question per fact."""
-    out = [(text, None) for text, _q, _k in FACTS]
-    out += [(f"Tell me one interesting thing about {TOPICS[i % len(TOPICS)]}.", None)
-            for i in range(max(0, turns - 2 * len(FACTS)))]
-    out += [(question, i) for i, (_t, question, _k) in enumerate(FACTS)]
+    """The user's messages: facts spread over the first third, small talk, then one question
+    per fact (the correction is asked through the fact it corrects)."""
+    asked = [i for i, (_t, question, _k) in enumerate(FACTS) if question]
+    chat = [f"Tell me one interesting thing about {TOPICS[i % len(TOPICS)]}."
+            for i in range(max(0, turns - len(FACTS) - len(asked)))]
+    out = [(text, None) for text in chat]
+    for n, (text, _q, _k) in enumerate(FACTS):  # every other turn from the start
+        out.insert(2 * n, (text, None))
+    out += [(FACTS[i][1], i) for i in asked]
     return out
 
 
 def run_mode(base: str, mode: dict, turns: int, max_new: int) -> dict:
     messages, summary = [], None
     in_prompt, in_answer, ttfts, summary_tokens, compactions, failures = [], [], [], 0, 0, 0
-    for n, (text, asks) in enumerate(script(turns)):
+    for text, asks in script(turns):
         messages.append({"role": "user", "content": text})
-        if mode.get("pin") and n < len(FACTS):
+        if mode.get("pin") and any(text == t for t, _q, _k in FACTS):
             messages[-1]["pinned"] = True
-        body = {"messages": messages, "max_new_tokens": max_new, "max_turns": 1000,
-                "compact": mode["compact"]}
-        for key in ("template", "recall"):
+        body = {"messages": messages, "max_new_tokens": max_new, "max_turns": 1000}
+        for key in ("compact", "recall"):
             if key in mode:
                 body[key] = mode[key]
         if summary:
@@ -127,21 +138,15 @@ def run_mode(base: str, mode: dict, turns: int, max_new: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--turns", type=int, default=30, help="user turns per conversation")
+    parser.add_argument("--turns", type=int, default=34, help="user turns per conversation")
     parser.add_argument("--window", type=int, default=1024, help="MNEMO_CONTEXT_WINDOW")
     parser.add_argument("--max-new-tokens", type=int, default=48)
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated")
     parser.add_argument("--port", type=int, default=8791)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="mnemo-memory-bench-"))
-    presets = work / "presets"
-    shutil.copytree(ROOT / "presets", presets)
-    text = (presets / "default.toml").read_text(encoding="utf-8")
-    (presets / "prose.toml").write_text(text.replace("ledger = true", "ledger = false")
-                                        .replace("The built-in default preset", "Prose only"),
-                                        encoding="utf-8")
     server = mnemo(args.port, "")
-    server.env.update({"MNEMO_CONTEXT_WINDOW": str(args.window), "MNEMO_PRESETS_DIR": str(presets),
+    server.env.update({"MNEMO_CONTEXT_WINDOW": str(args.window),
                        "MNEMO_SUMMARY_KEY": "memory-benchmark-key-0123456789"})
     server.start(work)
     try:

@@ -175,12 +175,13 @@ def print_table(result: dict, mechanisms: tuple[str, ...]) -> None:
                 for c in cells.values()) + " |")
 
 
-def costs(app: App, conv: dict, size: int, runs: int) -> dict:
-    """The first request's and warm requests' time with recall, against recall off."""
-    messages = [*conv["messages"][:size - 1]]
+def costs(app: App, convs: list[dict], size: int, runs: int) -> dict:
+    """The first request's and warm requests' time with recall, against recall off, on the
+    "long" conversations one after the other, cut to ``size`` messages."""
+    messages = [m for conv in convs for m in conv["messages"]][:size - 1]
     if messages[-1]["role"] != "assistant":
         messages = messages[:-1]
-    messages.append({"role": "user", "content": conv["questions"][0]["question"]})
+    messages.append({"role": "user", "content": convs[0]["questions"][0]["question"]})
 
     def timed(**extra) -> float:
         start = time.perf_counter()
@@ -211,9 +212,9 @@ def main(argv: list[str] | None = None) -> None:
     apps = {"facts": App(WINDOWS["facts"])}
     apps["long"] = App(WINDOWS["long"])
     if args.costs:
-        longest = max((c for c in data if c["kind"] == "long"), key=lambda c: len(c["messages"]))
+        long = [c for c in data if c["kind"] == "long"]
         for _attempt in range(3):
-            print(json.dumps(costs(apps["long"], longest, 600, args.runs)), flush=True)
+            print(json.dumps(costs(apps["long"], long, 600, args.runs)), flush=True)
         return
     mechanisms = tuple(args.mechanisms.split(","))
     result = run(apps, data, mechanisms)

@@ -374,3 +374,18 @@ def test_v1_extension_through_the_official_sdk(mem_live):
     plain = client.chat.completions.create(model=model, messages=chat, max_tokens=4,
                                            temperature=0)
     assert plain.model_extra["mnemo"]["compaction"] == {"status": "off"}
+
+
+def test_a_corrected_fact_never_reaches_the_model_stale_and_alone(mem_live):
+    messages = [user("Which city do we live in? We live in the city of Oslo."), assistant("Ok.")]
+    messages += long_chat(6)
+    messages += [user("Big news: we just moved, we live in Bergen now."), assistant("Exciting!")]
+    messages += long_chat(6) + [user("Which city do we live in?")]
+    alone = []
+    for words in range(100, 150, 2):  # a longer and longer system prompt squeezes the history
+        body = call(mem_live, "/api/chat/preview", {"messages": messages, "max_turns": 50,
+                                                    "system": "Be brief. " * words})
+        prompt = body["prompt"]
+        assert "Oslo" not in prompt or "Bergen" in prompt, (words, body["history"])
+        alone.append("Bergen" in prompt and "Oslo" not in prompt)
+    assert any(alone)  # room for one of them: the correction, not the stale statement
