@@ -24,7 +24,8 @@ def test_metrics_count_requests_tokens_and_drops(client):
     before = client.get("/metrics").get_data(as_text=True)
     history = [{"role": "user", "content": f"q{i}"} if i % 2 == 0 else {"role": "assistant", "content": "a"}
                for i in range(25)]
-    body = client.post("/api/chat", json={"messages": history, "max_new_tokens": 3}).get_json()
+    body = client.post("/api/chat", json={"messages": history, "max_new_tokens": 3,
+                                          "recall": False}).get_json()  # max_turns drops
     after = client.get("/metrics").get_data(as_text=True)
     assert 'mnemo_requests_total{route="/api/chat",status="200"}' in after
     grew = metric(after, "mnemo_completion_tokens_total") - metric(before, "mnemo_completion_tokens_total")
