@@ -109,6 +109,7 @@ class Prepared:
     messages: list[dict]  # the request's, with what the summary kept marked pinned
     system: str | None = None  # the system prompt placed (preset, client, signed summary)
     context: str | None = None  # client-supplied context placed before the history
+    recent: Prompt | None = None  # with recall: the prompt recency alone would have made
 
     def history(self) -> dict:
         return {**self.prompt.report.as_dict(), "summary": self.summary_report}
@@ -201,14 +202,14 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
         eng.build_prompt, messages, system=system_text, context=context,
         covers=summary.covers if summary else 0, max_new_tokens=req.params.max_new_tokens,
         max_turns=req.max_turns, with_text=with_text, prefix=prefix, tenant=tenant())
-    prompt = build()
+    prompt = recent = build()
     if req.recall and prompt.report.dropped:  # older messages left out: relevance chooses them
         # scored outside the prompt lock: a history's first embedding takes time
         found = current_app.extensions["memory"].recall.relevance(
             messages, exchanges([m["role"] for m in messages]), tenant(),
             min_score=MIN_RELEVANCE)
         prompt = build(relevance=found.scores, links=found.links)
-    return Prepared(prompt, adapter, summary, report, messages, system_text, context)
+    return Prepared(prompt, adapter, summary, report, messages, system_text, context, recent)
 
 
 class Generation:

@@ -141,8 +141,9 @@ def run(apps: dict, data: list[dict], mechanisms: tuple[str, ...]) -> dict:
                              for f, i in zip(found, q["evidence"], strict=True)]
                 stale_alone = bool(q.get("stale")) and any(i in used for i in q["stale"]) \
                     and not all(found)
-                rows.append({"conv": conv["id"], "kind": conv["kind"],
-                             "lang": "+".join(conv["languages"]), "category": q["category"],
+                lang = "+".join(conv["languages"])
+                rows.append({"conv": conv["id"], "kind": conv["kind"], "lang": lang,
+                             "kind, lang": f"{conv['kind']}, {lang}", "category": q["category"],
                              "mech": mech, "found": sum(found), "evidence": len(found),
                              "all": all(found), "stale_alone": stale_alone})
     return summarise(rows, mechanisms)
@@ -150,7 +151,7 @@ def run(apps: dict, data: list[dict], mechanisms: tuple[str, ...]) -> dict:
 
 def summarise(rows: list[dict], mechanisms: tuple[str, ...]) -> dict:
     out = {}
-    for axis in ("kind", "category", "lang"):
+    for axis in ("kind", "category", "lang", "kind, lang"):
         table = defaultdict(dict)
         for key in sorted({r[axis] for r in rows}):
             for mech in mechanisms:

@@ -19,6 +19,10 @@ system = "You are the front desk of Hotel Aurora."
 locked = true
 locked_settings = ["max_turns", "recall"]
 '''
+TERSE = '''description = "Short summaries: the summariser reads more of a small window at once."
+[memory]
+summary_max_tokens = 16
+'''
 EXACT = '''description = "Greedy, and clients may not change how it decodes."
 locked_settings = ["do_sample", "temperature"]
 [generation]
@@ -32,6 +36,7 @@ def mem_live(tiny_dir, lora_dir, tmp_path_factory):
     shutil.copytree(builtin_dir(), presets, dirs_exist_ok=True)
     (presets / "kiosk.toml").write_text(KIOSK)
     (presets / "exact.toml").write_text(EXACT)
+    (presets / "terse.toml").write_text(TERSE)
     with tiny_live(tiny_dir, lora_dir, tmp_path_factory, context_window=512,
                    presets_dir=str(presets), summary_key="test-key-0123456789abc",
                    default_max_new_tokens=16, max_new_tokens_limit=64) as server:
@@ -389,3 +394,21 @@ def test_a_corrected_fact_never_reaches_the_model_stale_and_alone(mem_live):
         assert "Oslo" not in prompt or "Bergen" in prompt, (words, body["history"])
         alone.append("Bergen" in prompt and "Oslo" not in prompt)
     assert any(alone)  # room for one of them: the correction, not the stale statement
+
+
+def test_recall_filling_the_budget_does_not_compact_every_turn(mem_live):
+    """Compaction is judged on what recency alone would send: exchanges recall brings back
+    from what the summary covers fill the budget, and must not make every turn compact."""
+    messages, summary, settled = long_chat(16, words=4), None, []
+    for turn in range(8):  # the backlog is folded over a few turns, then compaction rests
+        messages = messages + [user(f"Tell me more about question {turn + 3}, please.")]
+        body = call(mem_live, "/api/chat", {"messages": messages, "summary": summary,
+                                            "max_turns": 50, "max_new_tokens": 4,
+                                            "template": "terse"})
+        comp, history = body["compaction"], body["history"]
+        if comp["status"] == "ok":
+            summary = body["summary"]
+        elif history["recalled"] and body["usage"]["prompt_tokens"] > 0.75 * (512 - 4):
+            settled.append(comp["status"])  # recall filled the budget, and nothing compacted
+        messages = messages + [assistant(body["message"]["content"] or "ok")]
+    assert summary is not None and settled and set(settled) == {"not_needed"}

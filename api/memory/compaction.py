@@ -23,8 +23,10 @@ _OVERHEAD = 8  # template tokens per message, an upper bound for chat templates 
 
 
 def compact_if_due(req, prepared) -> dict:
-    """Compact when the history nears its budget or lost content; see ``summary.fold_until``."""
-    prompt = prepared.prompt
+    """Compact when the history nears its budget or lost content; see ``summary.fold_until``.
+    Judged on the prompt recency alone makes: recall fills the budget with older exchanges
+    every turn, and those stay reachable whatever the summary covers."""
+    prompt = prepared.recent or prepared.prompt
     messages = prepared.messages
     covers = sm.fold_until([m["role"] for m in messages], prompt.costs, prompt.report,
                            len(prompt.ids), prompt.context_window - prompt.max_new_tokens,

@@ -35,7 +35,6 @@ import torch
 from . import lexical
 
 log = logging.getLogger("mnemo.memory")
-logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index it builds
 
 LEXICAL_WEIGHT = 0.25  # a perfect BM25 match adds this much to the cosine similarity
 KNOWN_WORDS = (0.45, 0.8)  # share of words held whole: not trusted at all, fully trusted
@@ -217,6 +216,7 @@ def bm25(words: list[str], corpus: Sequence[list[str]]) -> torch.Tensor:
     matches)."""
     import bm25s
 
+    logging.getLogger("bm25s").setLevel(logging.WARNING)  # its import sets DEBUG: a line an index
     corpus = [t or [""] for t in corpus]
     if not words:
         return torch.zeros(len(corpus))
