@@ -383,3 +383,31 @@ def branch_of(conv):
     from client.tree import path
 
     return path(conv)
+
+
+def test_recall_is_on_by_default_and_no_recall_turns_it_off(live, tmp_path):
+    from client.cli import parse_args, settings_from
+
+    def ask(name: str, overrides: dict) -> dict:
+        store = Store(tmp_path)
+        session = Session(store, name, url=live.url, api_key=None, write=lambda s: None,
+                          overrides={"max_new_tokens": 8, **overrides})
+        session.open()
+
+        def seed(conv):
+            conv["messages"].append({"id": "fact", "role": "user", "status": "ok",
+                                     "content": "My locker code is 5521, by the pool."})
+            conv["messages"].append({"id": "ack", "role": "assistant", "status": "ok",
+                                     "content": "Noted."})
+            for i in range(12):  # more exchanges than max_turns (10)
+                conv["messages"].append({"id": f"q{i}", "role": "user", "status": "ok",
+                                         "content": f"Tell me a fact about planet number {i}."})
+                conv["messages"].append({"id": f"a{i}", "role": "assistant", "status": "ok",
+                                         "content": f"Planet {i} is far away."})
+        store.update(name, seed)
+        return session.ask("What is my locker code?")["report"]
+
+    assert ask("default", {})["recalled"] == [0, 1]
+    off = settings_from(parse_args(["--no-recall"]))
+    assert off == {"recall": False}
+    assert ask("off", off)["recalled"] == []
