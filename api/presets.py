@@ -117,6 +117,8 @@ def _parse_file(path: Path, name: str, gen_schema: Schema) -> Preset:
     if not isinstance(memory, dict):
         raise bad("memory", "must be a table/object")
     for key, value in memory.items():
+        if key == "ledger":  # any value: it is ignored (below)
+            continue
         kind = MEMORY_KEYS.get(key)
         if kind is None:
             raise bad(f"memory.{key}", f"unknown field; known: {', '.join(sorted(MEMORY_KEYS))}")

@@ -127,10 +127,10 @@ class Schemas:
                                                               "after the reply when the history "
                                                               "nears its budget. Default: the "
                                                               "preset's (on)."}),
-            "recall": StrictBoolean(metadata={"description": "Fill part of the budget with the "
-                                                             "older exchanges most relevant to the "
-                                                             "new message. Default: the preset's "
-                                                             "(off)."}),
+            "recall": StrictBoolean(metadata={"description": "When history is dropped, bring back "
+                                                             "the older exchanges most relevant to "
+                                                             "the new message first. Default: the "
+                                                             "preset's (on)."}),
             "continue": StrictBoolean(metadata={"description": "The last message is an assistant "
                                                                "reply cut short (finish_reason "
                                                                "length): the model continues it, "

@@ -74,6 +74,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-tokens", type=int, dest="max_new_tokens")
     p.add_argument("--temperature", type=float)
     p.add_argument("--no-compact", action="store_true", help="no automatic summaries")
+    p.add_argument("--recall", action="store_true",
+                   help="recall relevant older messages (the default; turns it back on)")
     p.add_argument("--no-recall", action="store_true",
                    help="no recall: when the history does not fit, keep only the newest messages")
     p.add_argument("--openai", action="store_true",
@@ -89,8 +91,8 @@ def settings_from(args: argparse.Namespace) -> dict:
            if getattr(args, k) is not None}
     if args.no_compact:
         out["compact"] = False
-    if args.no_recall:
-        out["recall"] = False
+    if args.recall or args.no_recall:
+        out["recall"] = not args.no_recall
     return out
 
 

@@ -38,12 +38,18 @@ function summaryFor(conv, ids) {
   return { text: sum.text, covers, kept, signature: sum.signature || null };
 }
 
+// Recall is on unless switched off here: conversations stored before it was the default hold
+// recall: false without anyone having chosen it, so only a choice made in the panel counts.
+export function recallOn(s) {
+  return s.recall_chosen ? s.recall !== false : true;
+}
+
 export function requestBody(conv, history) {
   const s = conv.settings;
   const body = { messages: history.messages, stream: true, conversation_id: conv.id,
                  max_turns: s.max_turns, max_new_tokens: s.max_new_tokens,
                  compact: s.compact !== false };
-  body.recall = s.recall !== false;  // on unless switched off
+  body.recall = recallOn(s);
   const summary = summaryFor(conv, history.ids);
   if (summary) body.summary = summary;
   if (s.system && s.system.trim()) body.system = s.system;

@@ -1,13 +1,13 @@
 // The memory panel: auto-summary and recall switches, the stored summary (edit, clear), and
 // the server's preview of what the model will see on the next turn.
-import { authHeaders, historyFor, requestBody } from "./chat.js";
+import { authHeaders, historyFor, recallOn, requestBody } from "./chat.js";
 import { $, el } from "./ui.js";
 
 export function initMemory(app) {
   function fill() {
     const s = app.current.settings, sum = app.current.summary;
     $("mem-compact").checked = s.compact !== false;
-    $("mem-recall").checked = s.recall !== false;
+    $("mem-recall").checked = recallOn(s);
     const box = $("mem-summary-text");
     if (!box.readOnly) return; // being edited: leave the user's text alone
     box.value = sum ? sum.text : "";
@@ -124,7 +124,10 @@ export function initMemory(app) {
   }
 
   $("mem-compact").addEventListener("change", (e) => { app.current.settings.compact = e.target.checked; app.save(); });
-  $("mem-recall").addEventListener("change", (e) => { app.current.settings.recall = e.target.checked; app.save(); });
+  $("mem-recall").addEventListener("change", (e) => {
+    Object.assign(app.current.settings, { recall: e.target.checked, recall_chosen: true });
+    app.save();
+  });
   $("mem-edit").onclick = edit;
   $("mem-save").onclick = save;
   $("mem-clear").onclick = clear;

@@ -141,7 +141,8 @@ def test_a_conversation_stored_by_the_previous_format_is_migrated_whole(context,
 def seed(page, title, pairs, used):
     page.evaluate("""([title, pairs, used]) => { const S = window.MnemoStore;
         const conv = S.create({system: "", template: "default", adapter: "", max_turns: 10,
-                               max_new_tokens: 8, temperature: 0, compact: true, recall: false});
+                               max_new_tokens: 8, temperature: 0, compact: true, recall: false,
+                               recall_chosen: true});
         conv.title = title;
         for (const [q, a] of pairs) {
           conv.messages.push({id: S.newId(), role: "user", content: q, status: "ok"});

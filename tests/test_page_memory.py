@@ -22,12 +22,13 @@ from tests.test_page import (
 __all__ = ["browser", "context"]  # fixtures, re-used
 
 
-def seeded(page, exchanges: int, recall: bool = False) -> str:
+def seeded(page, exchanges: int, recall: bool = False, chosen: bool = True) -> str:
     """Store a conversation of ``exchanges`` exchanges and open it; return its id."""
-    return page.evaluate("""([n, recall]) => {
+    return page.evaluate("""([n, recall, chosen]) => {
         const S = window.MnemoStore;
         const conv = S.create({system: "", template: "default", adapter: "", max_turns: 10,
-                               max_new_tokens: 8, temperature: 0, compact: true, recall});
+                               max_new_tokens: 8, temperature: 0, compact: true, recall,
+                               recall_chosen: chosen});
         conv.title = "Seeded";
         conv.messages.push({id: S.newId(), role: "user", status: "ok",
                             content: "My name is Ursula and my code is 8812."});
@@ -39,7 +40,7 @@ def seeded(page, exchanges: int, recall: bool = False) -> str:
         S.write(conv);
         localStorage.setItem("mnemo.v1.current", conv.id);
         return conv.id;
-    }""", [exchanges, recall])
+    }""", [exchanges, recall, chosen])
 
 
 def test_pin_is_sent_kept_and_shown_in_the_preview(context, live):
@@ -137,6 +138,26 @@ def test_recall_shows_the_recalled_text_and_the_message_it_came_from(context, li
     first = page.locator(".msg").nth(0)
     expect(first).to_have_class("msg user flash")
     expect(first).to_be_in_viewport()
+    assert page.errors == []
+
+
+def test_an_older_conversation_gets_recall_until_it_is_switched_off(context, live):
+    page = open_page(context, live.url)
+    seeded(page, 3, recall=False, chosen=False)  # stored when recall: false was the default
+    page.reload()
+    wait_loaded(page)
+    bodies = []
+    record_chat_bodies(page, bodies)
+    send(page, "What is my code?")
+    wait_reply(page, 8)
+    assert bodies[-1]["recall"] is True
+    page.click("#toggle-memory")
+    expect(page.locator("#mem-recall")).to_be_checked()
+    page.uncheck("#mem-recall")
+    send(page, "And my name?")
+    wait_reply(page, 10)
+    assert bodies[-1]["recall"] is False
+    assert stored(page)[0]["settings"]["recall_chosen"] is True
     assert page.errors == []
 
 

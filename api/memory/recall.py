@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -39,8 +40,12 @@ log = logging.getLogger("mnemo.memory")
 LEXICAL_WEIGHT = 0.25  # a perfect BM25 match adds this much to the cosine similarity
 KNOWN_WORDS = (0.45, 0.8)  # share of words held whole: not trusted at all, fully trusted
 LINK_SIMILARITY = 0.45  # two relevant messages this similar are about the same thing
+TERMS_BYTES = 32 << 20  # BM25 terms each tenant keeps, in bytes
 LINK_CANDIDATES = 128  # the best exchanges searched for links (more never fit a prompt)
 EMBED_TOKENS = 128  # a message is embedded from its first 128 tokens (MiniLM's training length)
+# New tokens one request embeds at most (about 1 s here); a longer history's other messages are
+# scored by BM25 alone this time and embedded by the requests that follow
+EMBED_BUDGET = 12288
 _BATCH_TOKENS = 2048  # padded tokens per embedding batch
 
 
@@ -69,8 +74,10 @@ class Recall:
         self._model = None
         self._tokenizer = None
         self._caches: dict[str | None, OrderedDict[str, torch.Tensor]] = {}  # by tenant
-        self._terms: dict[str | None, OrderedDict[str, list[str]]] = {}  # by tenant, by text
-        self._cache_size = cache_size  # embeddings (and BM25 terms) each tenant keeps
+        # by tenant, by text: the terms and the bytes they were counted at
+        self._terms: dict[str | None, OrderedDict[str, tuple[list[str], int]]] = {}
+        self._terms_bytes: dict[str | None, int] = {}
+        self._cache_size = cache_size  # embeddings each tenant keeps
 
     def _load(self) -> None:
         from transformers import AutoModel, AutoTokenizer
@@ -105,10 +112,15 @@ class Recall:
             start = end
         return out
 
-    def embed(self, texts: list[str], tenant: str | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        """One normalised vector per text, and how far each can be trusted (``trust``). The lock
-        guards the model's loading and the cache only: requests embed their own texts at the
-        same time."""
+    def embed(self, texts: list[str], tenant: str | None = None, *,
+              first: Sequence[int] | None = None, max_tokens: int | None = None
+              ) -> tuple[torch.Tensor, torch.Tensor]:
+        """One normalised vector per text, and how far each can be trusted (``trust``).
+
+        At most ``max_tokens`` tokens of texts not cached yet are embedded, in the order of
+        ``first`` (positions in ``texts``); the others get a zero vector and no trust this
+        time, and are embedded by later requests. The lock guards the model's loading and the
+        cache only: requests embed their own texts at the same time."""
         with self._lock:
             if self._model is None:
                 self._load()
@@ -116,18 +128,30 @@ class Recall:
             keys = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
             known = {k: cache[k] for k in keys if k in cache}
         index = dict(zip(keys, texts, strict=True))
-        missing = [k for k in dict.fromkeys(keys) if k not in known]
+        missing = [k for k in dict.fromkeys(keys[i] for i in (first or range(len(texts))))
+                   if k not in known]
+        if missing and max_tokens is not None:
+            sizes = [len(ids) for ids in self._tokenizer(
+                [index[k] for k in missing], truncation=True, max_length=EMBED_TOKENS)["input_ids"]]
+            spent, take = 0, 0
+            while take < len(missing) and (take == 0 or spent + sizes[take] <= max_tokens):
+                spent += sizes[take]
+                take += 1
+            missing = missing[:take]
         if missing:
             # each row copied: a view would keep its whole batch's storage alive in the cache
             known.update(zip(missing, [row.clone() for row in
                                        self._embed([index[k] for k in missing])], strict=True))
         with self._lock:
             for key in keys:
-                cache[key] = known[key]
-                cache.move_to_end(key)
+                if key in known:
+                    cache[key] = known[key]
+                    cache.move_to_end(key)
             while len(cache) > self._cache_size:
                 cache.popitem(last=False)
-        rows = torch.stack([known[k] for k in keys])
+        width = next(iter(known.values())).numel()
+        later = torch.zeros(width)  # not embedded this time: no similarity, no trust
+        rows = torch.stack([known.get(k, later) for k in keys])
         return rows[:, :-1], rows[:, -1]
 
     def scores(self, query: str, texts: list[str], tenant: str | None = None) -> list[float]:
@@ -138,17 +162,27 @@ class Recall:
         return (vectors[1:] @ vectors[0]).tolist()
 
     def _terms_of(self, texts: list[str], tenant: str | None) -> list[list[str]]:
-        """``lexical.terms`` of each text, from the tenant's cache where it has them."""
+        """``lexical.terms`` of each text, from the tenant's cache where it has them. Each
+        tenant's cache holds at most ``TERMS_BYTES`` (a text's terms are counted at what they
+        hold: a Chinese message's characters and pairs are strings of their own)."""
         with self._lock:
             cache = self._terms.setdefault(tenant, OrderedDict())
-            out = [cache.get(t) for t in texts]
+            out = [cache[t][0] if t in cache else None for t in texts]
         fresh = {t: lexical.terms(t) for t, got in zip(texts, out, strict=True) if got is None}
         with self._lock:
-            cache.update(fresh)
+            held = self._terms_bytes.get(tenant, 0)
+            for text, terms in fresh.items():
+                size = sys.getsizeof(text) + sum(map(sys.getsizeof, terms)) + 64 * len(terms)
+                if text not in cache and size <= TERMS_BYTES // 16:  # a huge one would evict all
+                    cache[text] = (terms, size)
+                    held += size
             for text in texts:
-                cache.move_to_end(text)
-            while len(cache) > self._cache_size:
-                cache.popitem(last=False)
+                if text in cache:  # another request may have evicted it meanwhile
+                    cache.move_to_end(text)
+            while held > TERMS_BYTES:
+                _text, (_terms, size) = cache.popitem(last=False)
+                held -= size
+            self._terms_bytes[tenant] = held
         return [got if got is not None else fresh[t] for t, got in zip(texts, out, strict=True)]
 
     def relevance(self, messages: Sequence[dict], spans: Sequence[tuple[int, int]],
@@ -166,32 +200,53 @@ class Recall:
         texts = [messages[i]["content"] for i in indices]
         fused = torch.zeros(len(texts))
         vectors, pair = None, torch.zeros(len(texts))
-        if dense:
-            vectors, known = self.embed([query, *texts], tenant)
+        lexical_scores = torch.zeros(len(texts))
+        if lexical_on:
+            lexical_scores = bm25(lexical.terms(query), self._terms_of(texts, tenant))
+        if dense:  # within the request's budget, the texts BM25 likes first, then the newest
+            liked = lexical_scores.tolist()
+            first = [0, *(1 + n for n in sorted(range(len(texts)), key=lambda n: (-liked[n], -n)))]
+            vectors, known = self.embed([query, *texts], tenant, first=first,
+                                        max_tokens=EMBED_BUDGET)
             trusted = known[1:]
             pair = trusted * known[0]  # a similarity is trusted as far as both texts are known
             cosine = vectors[1:] @ vectors[0]
             fused += pair * (cosine - cosine.median())  # above this conversation's background
             vectors = vectors[1:]
-        if lexical_on:  # its weight grows by what the embeddings cannot be trusted with
-            fused += (LEXICAL_WEIGHT + 1 - pair) * bm25(lexical.terms(query),
-                                                        self._terms_of(texts, tenant))
+        # BM25's weight grows by what the embeddings cannot be trusted with
+        fused += (LEXICAL_WEIGHT + 1 - pair) * lexical_scores
         by_message = dict(zip(indices, fused.tolist(), strict=True))
         best = {a: max(range(a, b), key=by_message.__getitem__) for a, b in spans}
         scores = {a: by_message[best[a]] for a, _b in spans}
-        links: dict[int, list[int]] = {}
+        links: dict[int, tuple[int, ...]] = {}
         if vectors is not None:
-            row = {i: n for n, i in enumerate(indices)}
-            relevant = sorted(sorted((a for a in scores if scores[a] >= min_score),
-                                     key=scores.__getitem__)[-LINK_CANDIDATES:])
-            if len(relevant) > 1:
-                rows = [row[best[a]] for a in relevant]
-                weight = trusted[rows]  # similarities the model cannot know are noise
-                similar = ((vectors[rows] @ vectors[rows].T) * weight[:, None] * weight[None, :]
-                           >= LINK_SIMILARITY).triu(1)
-                for n, m in similar.nonzero().tolist():
-                    links.setdefault(relevant[n], []).append(relevant[m])
-        return Relevance(scores, {a: tuple(later) for a, later in links.items()})
+            links = _restated(scores, best, spans, indices, vectors, trusted, min_score)
+        return Relevance(scores, links)
+
+
+def _restated(scores: dict[int, float], best: dict[int, int], spans, indices: list[int],
+               vectors: torch.Tensor, trusted: torch.Tensor, min_score: float
+               ) -> dict[int, tuple[int, ...]]:
+    """For each of the best ``LINK_CANDIDATES`` exchanges, the newest later exchange with a
+    message that says much the same as its best message (trusted cosine at least
+    ``LINK_SIMILARITY``, relevant to the question or not): the latest word on that subject,
+    which the plan sends whenever it sends the candidate. Only the newest: every restatement
+    would make a group that never fits, and the best match would reach the model not at all."""
+    candidates = sorted((a for a in scores if scores[a] >= min_score),
+                        key=scores.__getitem__)[-LINK_CANDIDATES:]
+    if not candidates:
+        return {}
+    row = {i: n for n, i in enumerate(indices)}
+    end = {a: b for a, b in spans}
+    owner = {i: a for a, b in spans for i in range(a, b)}
+    rows = [row[best[a]] for a in candidates]
+    similar = (vectors[rows] @ vectors.T) * trusted[rows][:, None] * trusted[None, :]
+    position = torch.tensor(indices)
+    later = position[None, :] >= torch.tensor([end[a] for a in candidates])[:, None]
+    columns = torch.arange(len(indices)).expand_as(similar)
+    newest = torch.where((similar >= LINK_SIMILARITY) & later, columns, -1).max(dim=1).values
+    return {a: (owner[indices[m]],) for a, m in zip(candidates, newest.tolist(), strict=True)
+            if m >= 0}
 
 
 def trust(text: str, tokens: Sequence[str], word_ids: Sequence[int | None]) -> float:
@@ -216,7 +271,9 @@ def bm25(words: list[str], corpus: Sequence[list[str]]) -> torch.Tensor:
     matches)."""
     import bm25s
 
-    logging.getLogger("bm25s").setLevel(logging.WARNING)  # its import sets DEBUG: a line an index
+    quiet = logging.getLogger("bm25s")
+    if quiet.level != logging.WARNING:  # its import sets DEBUG: a line for every index
+        quiet.setLevel(logging.WARNING)
     corpus = [t or [""] for t in corpus]
     if not words:
         return torch.zeros(len(corpus))
