@@ -253,7 +253,8 @@ class PromptBuilder:
                                 max_turns=max_turns, pinned=pinned, covers=covers,
                                 relevance=relevance, links=links, recalled_costs=recalled_costs)
             kept = plan.used
-            sent = {i: short[i] if i in plan.shortened else content[i] for i in kept}
+            sent = {i: self._whole_characters(short[i], len(short[i]) - len(mark))
+                    if i in plan.shortened else content[i] for i in kept}
             ids = self._ids(head + [messages[i] for i in kept],
                             {**dict(enumerate(head_ids)),
                              **{len(head) + j: sent[i] for j, i in enumerate(kept)}})
@@ -262,7 +263,7 @@ class PromptBuilder:
             extra += len(ids) - budget
         text, shown = None, None
         if with_text:
-            shown = {i: self.tokenizer.decode(short[i]) for i in plan.shortened}
+            shown = {i: self.tokenizer.decode(sent[i]) for i in plan.shortened}
             text = self._render(head + [dict(messages[i], content=shown[i]) if i in shown
                                         else messages[i] for i in kept])
         if prefix:
@@ -270,6 +271,14 @@ class PromptBuilder:
             text = None if text is None else text + prefix
         return Prompt(ids=ids, text=text, report=plan, context_window=context_window,
                       max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown)
+
+    def _whole_characters(self, ids: list[int], cut: int) -> list[int]:
+        """``ids`` (a reply's first ``cut`` tokens, then the mark) less the tokens at the cut
+        that hold only part of a character (byte-level tokens split emoji and many scripts)."""
+        head, mark = ids[:cut], ids[cut:]
+        while len(head) > 1 and self.tokenizer.decode(head[-4:]).endswith("\ufffd"):
+            head = head[:-1]
+        return head + mark
 
     def _costs(self, messages: Sequence[dict], head: list[dict],
                content: dict[int, list[int]]) -> list[int | None]:

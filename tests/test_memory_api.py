@@ -412,3 +412,16 @@ def test_recall_filling_the_budget_does_not_compact_every_turn(mem_live):
             settled.append(comp["status"])  # recall filled the budget, and nothing compacted
         messages = messages + [assistant(body["message"]["content"] or "ok")]
     assert summary is not None and settled and set(settled) == {"not_needed"}
+
+
+def test_a_recalled_reply_is_cut_between_characters(mem_live):
+    for shift in range(6):  # the cut falls at another byte of the emoji each time
+        messages = [user("My locker code is 4417, remember it."),
+                    assistant("Noted" + "!" * shift + " " + "🙂🎉🐙" * 60)]
+        messages += long_chat(14) + [user("What is my locker code?")]
+        body = call(mem_live, "/api/chat/preview", {"messages": messages, "max_turns": 50})
+        assert body["history"]["shortened"] == [1]
+        cut = next(p for p in body["parts"] if p.get("index") == 1)
+        assert cut["shortened"] and cut["content"].endswith(" […]")
+        assert "\ufffd" not in cut["content"] and "\ufffd" not in body["prompt"], shift
+        assert cut["content"][:-4] in messages[1]["content"]

@@ -179,3 +179,16 @@ def test_a_recalled_long_reply_is_paid_for_shortened():
                         recalled_costs=short)
     assert plan.recalled == (0, 1, 4, 5) and plan.shortened == (1, 5)
     assert plan.as_dict()["shortened"] == [1, 5]
+
+
+def test_a_recalled_exchange_the_window_reaches_is_sent_whole_when_it_fits():
+    roles = ["user", "assistant"] * 4 + ["user"]
+    costs = [10, 40] * 4 + [10]  # everything but one exchange fits: 160 of 170
+    relevance = {a: 0.0 for a, _b in exchanges(roles)}
+    relevance[4] = 0.9  # relevant, and within what recency alone keeps
+    short = [c if r == "user" else 15 for r, c in zip(roles, costs, strict=True)]
+    plan = plan_history(roles, costs, fixed=0, budget=170, relevance=relevance,
+                        recalled_costs=short)
+    without = plan_history(roles, costs, fixed=0, budget=170)
+    assert plan.used == without.used and plan.first_used == without.first_used == 2
+    assert plan.recalled == () and plan.shortened == ()  # nothing cut, nothing mislabelled

@@ -177,16 +177,28 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
                          and relevance.get(a, -1.0) >= MIN_RELEVANCE),
                         key=lambda a: (-relevance[a], -a))  # the newer of equals first
         picked: set[int] = set()
+        groups: list[int] = []  # the recalled exchanges' starts
         for a in ranked:
             group = [s for s in (a, *(links or {}).get(a, ())) if s in span and s < recent]
             members = [i for s in group for i in span[s] if i not in skip and i not in picked]
             c = sum(cost_recalled(i) for i in members)
             if members and c <= room:
                 picked.update(members)
+                groups.extend(s for s in group if s not in groups)
                 room -= c
-        # The window grows over the rest; a recalled exchange it reaches stays as recalled.
-        first_used, _ = grow(available - sum(cost_recalled(i) for i in picked), skip | picked)
-        recalled = sorted(picked)
+        # The window grows over the rest. A recalled exchange it reaches is sent whole, as a
+        # recent one, where what is left pays for its cut reply; else it stays recalled.
+        paid = sum(cost_recalled(i) for i in picked)
+        first_used, spent = grow(available - paid, skip | picked)
+        left = available - paid - spent
+        recalled_set = set(picked)
+        for a in sorted((s for s in groups if s >= first_used), reverse=True):
+            members = [i for i in span[a] if i in picked]
+            extra = sum(cost(i) - cost_recalled(i) for i in members)
+            if extra <= left:
+                left -= extra
+                recalled_set -= set(members)
+        recalled = sorted(recalled_set)
         shortened = [i for i in recalled if cost_recalled(i) < cost(i)]
     else:
         first_used, _ = grow(available, skip)
