@@ -189,7 +189,10 @@ def costs(app: App, convs: list[dict], size: int, runs: int) -> dict:
         app.preview(messages, **extra)
         return time.perf_counter() - start
 
+    app.recall.embed(["the model loaded, once a process"])  # not a conversation's cost
     app.recall._caches.clear()
+    app.recall._terms.clear()
+    app.recall._terms_bytes.clear()
     first = timed(recall=True)
     timed(recall=False)
     warm = [timed(recall=True) for _ in range(runs)]
