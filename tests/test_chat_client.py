@@ -217,23 +217,29 @@ def test_page_export_and_terminal_files_move_both_ways(live, tmp_path):
         browser.close()
 
 
+def fact_then_filler(fact: str, question: str, answer: str):
+    """A store update: the fact and its acknowledgement, then 12 filler exchanges, more than
+    max_turns (10) keeps."""
+    def seed(conv):
+        conv["messages"] += [{"id": "fact", "role": "user", "status": "ok", "content": fact},
+                             {"id": "ack", "role": "assistant", "status": "ok",
+                              "content": "Noted."}]
+        for i in range(12):
+            conv["messages"] += [
+                {"id": f"q{i}", "role": "user", "status": "ok", "content": question.format(i=i)},
+                {"id": f"a{i}", "role": "assistant", "status": "ok",
+                 "content": answer.format(i=i)}]
+    return seed
+
+
 def test_memory_pins_and_the_servers_summary_travel_with_the_file(live, tmp_path):
     store = Store(tmp_path)
     session = Session(store, "long", url=live.url, api_key=None, write=lambda s: None,
                       overrides={"max_new_tokens": 8})
     session.open()
 
-    def seed(conv):
-        conv["messages"].append({"id": "fact", "role": "user", "status": "ok",
-                                 "content": "My name is Ursula and my code is 8812."})
-        conv["messages"].append({"id": "ack", "role": "assistant", "content": "Noted.",
-                                 "status": "ok"})
-        for i in range(12):  # more exchanges than max_turns (10): history is dropped
-            conv["messages"].append({"id": f"q{i}", "role": "user", "content": f"Filler {i}",
-                                     "status": "ok"})
-            conv["messages"].append({"id": f"a{i}", "role": "assistant", "content": f"Ok {i}",
-                                     "status": "ok"})
-    store.update("long", seed)
+    store.update("long", fact_then_filler("My name is Ursula and my code is 8812.",
+                                          "Filler {i}", "Ok {i}"))
     session.pin(1)
     reply = session.ask("What is my code?")
     assert reply["report"]["pinned"] == [0]
@@ -394,17 +400,9 @@ def test_recall_is_on_by_default_and_no_recall_turns_it_off(live, tmp_path):
                           overrides={"max_new_tokens": 8, **overrides})
         session.open()
 
-        def seed(conv):
-            conv["messages"].append({"id": "fact", "role": "user", "status": "ok",
-                                     "content": "My locker code is 5521, by the pool."})
-            conv["messages"].append({"id": "ack", "role": "assistant", "status": "ok",
-                                     "content": "Noted."})
-            for i in range(12):  # more exchanges than max_turns (10)
-                conv["messages"].append({"id": f"q{i}", "role": "user", "status": "ok",
-                                         "content": f"Tell me a fact about planet number {i}."})
-                conv["messages"].append({"id": f"a{i}", "role": "assistant", "status": "ok",
-                                         "content": f"Planet {i} is far away."})
-        store.update(name, seed)
+        store.update(name, fact_then_filler("My locker code is 5521, by the pool.",
+                                            "Tell me a fact about planet number {i}.",
+                                            "Planet {i} is far away."))
         return session.ask("What is my locker code?")["report"]
 
     assert ask("default", {})["recalled"] == [0, 1]
