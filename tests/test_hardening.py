@@ -167,17 +167,17 @@ def test_recall_embeddings_are_cached_per_tenant(monkeypatch):
     embedded = []
     monkeypatch.setattr(recall, "_embed", lambda texts: (embedded.extend(texts),
                                                          torch.ones(len(texts), 4))[1])
-    recall.scores("q", ["private text"], tenant="key:0")
-    recall.scores("q", ["private text"], tenant="key:1")  # another key: computed again
-    recall.scores("q", ["private text"], tenant="key:0")  # its own: cached
+    recall.embed(["q", "private text"], tenant="key:0")
+    recall.embed(["q", "private text"], tenant="key:1")  # another key: computed again
+    recall.embed(["q", "private text"], tenant="key:0")  # its own: cached
     assert embedded.count("private text") == 2
     flood = Recall(cache_size=10)
     monkeypatch.setattr(flood, "_load", lambda: setattr(flood, "_model", object()))
     monkeypatch.setattr(flood, "_embed", recall._embed)
-    flood.scores("q", ["private text"], tenant="key:0")
-    flood.scores("q", [f"flood {i}" for i in range(100)], tenant="key:1")
+    flood.embed(["q", "private text"], tenant="key:0")
+    flood.embed(["q", *(f"flood {i}" for i in range(100))], tenant="key:1")
     embedded.clear()
-    flood.scores("q", ["private text"], tenant="key:0")  # another key's flood evicted nothing
+    flood.embed(["q", "private text"], tenant="key:0")  # another key's flood evicted nothing
     assert embedded == []
     for cache in flood._caches.values():  # each kept row holds its own storage, not its batch's
         assert all(v.untyped_storage().nbytes() == v.numel() * v.element_size()

@@ -156,13 +156,6 @@ class Recall:
         rows = torch.stack([known.get(k, later) for k in keys])
         return rows[:, :-1], rows[:, -1]
 
-    def scores(self, query: str, texts: list[str], tenant: str | None = None) -> list[float]:
-        """Cosine similarity of each text to the query."""
-        if not texts:
-            return []
-        vectors, _trust = self.embed([query, *texts], tenant)
-        return (vectors[1:] @ vectors[0]).tolist()
-
     def _terms_of(self, texts: list[str], tenant: str | None) -> list[list[str]]:
         """``lexical.terms`` of each text, from the tenant's cache where it has them. Each
         tenant's cache holds at most ``TERMS_BYTES`` (a text's terms are counted at what they
@@ -213,7 +206,9 @@ class Recall:
             trusted = known[1:]
             pair = trusted * known[0]  # a similarity is trusted as far as both texts are known
             cosine = vectors[1:] @ vectors[0]
-            fused += pair * (cosine - cosine.median())  # above this conversation's background
+            embedded = vectors[1:].abs().sum(1) > 0  # rows past the budget are zeros this time
+            background = cosine[embedded].median() if embedded.any() else 0.0
+            fused += pair * (cosine - background)  # above this conversation's background
             vectors = vectors[1:]
         # BM25's weight grows by what the embeddings cannot be trusted with
         fused += (LEXICAL_WEIGHT + 1 - pair) * lexical_scores

@@ -8,7 +8,7 @@ or altered. The key comes from ``MNEMO_SUMMARY_KEY`` and must be shared by every
 A summary is the gist only. Facts are not copied into it: the client sends every message,
 summarised or not, so recall (``recall``) finds the verbatim sentence that answers a question,
 in any language and phrasing; a cue-word ledger of "fact-like" sentences, tried before, kept
-55 % of the evidence where recall keeps 84 % and more (docs/memory.md).
+a third of the facts at best, half of what recall finds (docs/memory.md).
 """
 
 from __future__ import annotations
