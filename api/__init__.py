@@ -49,11 +49,16 @@ def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool 
     init_drain(app)
     register_security(app, settings)
     init_metrics(app)
-    from .routes import admin, chat, docs, health, openai, page
+    from .routes import admin, chat, completions, docs, health, openai, page
 
-    for module in (health, chat, openai, docs, page):
+    for module in (health, chat, openai, completions, docs, page):
         app.register_blueprint(module.bp)
     if settings.admin_keys:  # off unless configured: /admin/... is a 404
         app.register_blueprint(admin.bp)
-    Engine(settings, freeze_start=freeze_start).init_app(app)
+    if settings.engine_url:  # a remote engine generates; this process is its front
+        from .remote import RemoteEngine
+
+        RemoteEngine(settings).init_app(app)
+    else:
+        Engine(settings, freeze_start=freeze_start).init_app(app)
     return app

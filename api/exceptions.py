@@ -6,6 +6,8 @@
     ├── PresetLocked                400 preset_locked (a locked preset's prompt or setting)
     ├── InvalidSummary              400 invalid_summary (unsigned or altered, where it must be signed)
     ├── UnknownAdapter              400 unknown_adapter (404 model_not_found on /v1)
+    ├── UnsupportedByEngine         400 unsupported_by_engine (an option the remote engine lacks)
+    ├── EngineRefused               400 engine_refused (the remote engine refused the request)
     ├── Unauthorized                401 unauthorized
     ├── AdapterNotFound             404 adapter_not_found (admin API)
     ├── AdapterConflict             409 adapter_exists (admin API: load without replace)
@@ -14,6 +16,7 @@
     ├── RateLimited                 429 rate_limited, with Retry-After
     ├── NotReady                    503 not_ready
     ├── GenerationFailed            503 generation_failed (the model raised, e.g. out of memory)
+    ├── EngineUnavailable           503 engine_unavailable (the remote engine is down), Retry-After
     ├── SummaryFailed               503 summary_failed (no summary made; nothing replaced)
     └── ShuttingDown                503 shutting_down (draining after SIGTERM), with Retry-After
 
@@ -48,6 +51,16 @@ class UnknownAdapter(MnemoError):
     status, code, openai_type = 400, "unknown_adapter", "invalid_request_error"
 
 
+class UnsupportedByEngine(MnemoError):
+    """An option that would change the reply, which the remote engine cannot honour."""
+    status, code, openai_type = 400, "unsupported_by_engine", "invalid_request_error"
+
+
+class EngineRefused(MnemoError):
+    """The remote engine answered the request with a 4xx of its own (not 429)."""
+    status, code, openai_type = 400, "engine_refused", "invalid_request_error"
+
+
 class AdapterNotFound(MnemoError):
     status, code, openai_type = 404, "adapter_not_found", "invalid_request_error"
 
@@ -78,6 +91,11 @@ class NotReady(MnemoError):
 
 class GenerationFailed(MnemoError):
     status, code, openai_type = 503, "generation_failed", "server_error"
+
+
+class EngineUnavailable(MnemoError):
+    """The remote engine cannot be reached, or failed mid-reply."""
+    status, code, openai_type = 503, "engine_unavailable", "server_error"
 
 
 class ShuttingDown(MnemoError):

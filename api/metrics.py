@@ -41,16 +41,14 @@ class Metrics:
                 self.totals["ttft_seconds_sum"] += first_token_s
                 self.totals["ttft_count"] += 1
 
-    def render(self, queue_depth: int, active: int, draft=None) -> str:
-        """The exposition text; ``draft``: the speculative draft (``engine.speculative``)."""
+    def render(self, backend_lines: list[str]) -> str:
+        """The exposition text, with the backend's own lines (``Backend.metric_lines``)."""
         with self._lock:
             lines = ["# TYPE mnemo_requests_total counter"]
             for (route, status), n in sorted(self.requests.items()):
                 lines.append(f'mnemo_requests_total{{route="{route}",status="{status}"}} {n}')
             t = self.totals
             lines += [
-                "# TYPE mnemo_queue_depth gauge", f"mnemo_queue_depth {queue_depth}",
-                "# TYPE mnemo_active_sequences gauge", f"mnemo_active_sequences {active}",
                 "# TYPE mnemo_prompt_tokens_total counter",
                 f"mnemo_prompt_tokens_total {t['prompt_tokens']:g}",
                 "# TYPE mnemo_completion_tokens_total counter",
@@ -68,25 +66,14 @@ class Metrics:
                 "# TYPE mnemo_summary_tokens_total counter",
                 f"mnemo_summary_tokens_total {t['summary_tokens']:g}",
             ]
-        if draft is not None:  # read without the worker's lock: counters only grow
-            lines += [
-                "# TYPE mnemo_speculative_steps_total counter",
-                f"mnemo_speculative_steps_total {draft.steps}",
-                "# TYPE mnemo_speculative_drafted_tokens_total counter",
-                f"mnemo_speculative_drafted_tokens_total {draft.drafted}",
-                "# TYPE mnemo_speculative_accepted_tokens_total counter",
-                f"mnemo_speculative_accepted_tokens_total {draft.kept}",
-            ]
+        lines += backend_lines
         return "\n".join(lines) + "\n"
 
 
 @bp.get("/metrics")
 def metrics():
-    engine = current_app.extensions["engine"]
-    sched = engine.scheduler
-    text = current_app.extensions["metrics"].render(sched.queue_depth if sched else 0,
-                                                     sched.active if sched else 0,
-                                                     engine.loaded.draft if engine.loaded else None)
+    lines = current_app.extensions["engine"].metric_lines()
+    text = current_app.extensions["metrics"].render(lines)
     return Response(text, mimetype="text/plain; version=0.0.4")
 
 

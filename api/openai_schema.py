@@ -35,7 +35,7 @@ class ContentField(fields.Field):
         raise ValidationError("Must be a string or a list of text parts.")
 
 
-def _rejected(name: str, why: str) -> fields.Raw:
+def rejected(name: str, why: str) -> fields.Raw:
     """A field whose every non-null value is refused with a reason."""
     def check(value):
         raise ValidationError(f"{name} is not supported by this server: {why}")
@@ -89,11 +89,11 @@ class OpenAISchemas:
                 0, error="frequency_penalty is not supported; send 0 or leave it out.")),
             "logprobs": StrictBoolean(allow_none=True, validate=validate.Equal(
                 False, error="logprobs is not supported; send false or leave it out.")),
-            "top_logprobs": _rejected("top_logprobs", "logprobs are not returned."),
-            "tools": _rejected("tools", "tool calling is not implemented."),
-            "tool_choice": _rejected("tool_choice", "tool calling is not implemented."),
-            "functions": _rejected("functions", "function calling is not implemented."),
-            "function_call": _rejected("function_call", "function calling is not implemented."),
+            "top_logprobs": rejected("top_logprobs", "logprobs are not returned."),
+            "tools": rejected("tools", "tool calling is not implemented."),
+            "tool_choice": rejected("tool_choice", "tool calling is not implemented."),
+            "functions": rejected("functions", "function calling is not implemented."),
+            "function_call": rejected("function_call", "function calling is not implemented."),
             "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
                 max=0, error="logit_bias is not supported; send {{}} or leave it out.")),
             "response_format": fields.Dict(allow_none=True, validate=_text_format),

@@ -14,6 +14,7 @@ from marshmallow import fields, validate
 from . import response_schemas as rs
 from .fields import StopField
 from .openai_schema import ContentField
+from .routes.completions import DETOKENIZE, TOKENIZE, completion_schema
 
 VERSION = "1.0.0"
 
@@ -94,11 +95,15 @@ def build_spec(app) -> dict:
     plugin.converter.add_attribute_function(_custom_fields)
     for name in ("Error", "OpenAIError", "ChatResponse", "Delta", "PreviewResponse",
                  "ConfigResponse", "Health", "Ready", "ChatCompletion", "ChatCompletionChunk",
-                 "ModelList", "SummarizeResponse"):
+                 "ModelList", "SummarizeResponse", "Completion", "Tokens", "Detokenized"):
         spec.components.schema(name, schema=getattr(rs, name))
     spec.components.schema("ChatRequest", schema=app.extensions["schemas"].chat)
     spec.components.schema("ChatCompletionRequest", schema=app.extensions["openai_schemas"].chat)
     spec.components.schema("SummarizeRequest", schema=app.extensions["schemas"].summarize)
+    spec.components.schema("CompletionRequest",
+                           schema=completion_schema(settings.max_new_tokens_limit))
+    spec.components.schema("TokenizeRequest", schema=TOKENIZE)
+    spec.components.schema("DetokenizeRequest", schema=DETOKENIZE)
     secured = bool(settings.api_keys)
     if secured:
         spec.components.security_scheme("bearer", {"type": "http", "scheme": "bearer"})
@@ -108,7 +113,11 @@ def build_spec(app) -> dict:
     examples = {  # a plain and a streamed request for each chat surface
         "ChatRequest": {"messages": hello, "max_new_tokens": 8},
         "ChatCompletionRequest": {"model": model, "messages": hello, "max_tokens": 8},
-        "SummarizeRequest": {"messages": [*hello, {"role": "assistant", "content": "Mnemo."}]}}
+        "SummarizeRequest": {"messages": [*hello, {"role": "assistant", "content": "Mnemo."}]},
+        "CompletionRequest": {"model": model, "prompt": "The capital of France is",
+                              "max_tokens": 8, "temperature": 0},
+        "TokenizeRequest": {"prompt": "Hello! Who are you?"},
+        "DetokenizeRequest": {"tokens": [19556, 17]}}
 
     def op(summary: str, responses: dict, *, body: str | None = None, open_route=False,
            description: str | None = None) -> dict:
@@ -118,7 +127,7 @@ def build_spec(app) -> dict:
         if body:
             plain = examples[body]
             shown = {"plain": {"value": plain}}
-            if body != "SummarizeRequest":
+            if body in ("ChatRequest", "ChatCompletionRequest", "CompletionRequest"):
                 shown["streamed"] = {"value": {**plain, "stream": True}}
             o["requestBody"] = {"required": True, "content": {"application/json": {
                 "schema": body, "examples": shown}}}
@@ -165,6 +174,26 @@ def build_spec(app) -> dict:
         body="ChatCompletionRequest", description=(
             "Name an adapter as `model` to use it. Overlong history is trimmed and reported "
             "unless `truncation` is `disabled`."))})
+    text_completion = _json("Completion", "The completion; with stream: true, text_completion "
+                            "events ending in `data: [DONE]`.")
+    text_completion["content"]["text/event-stream"] = {"schema": {"oneOf": [
+        _event("message", "Completion"), _event("message", "OpenAIError"),
+        {"type": "object", "required": ["data"],
+         "properties": {"event": {"const": "message"}, "data": {"const": "[DONE]"}}}]}}
+    spec.path("/v1/completions", operations={"post": op(
+        "OpenAI-compatible text completion: a prompt as text or token ids, no chat template",
+        {"200": text_completion, **_errors(_POSTED_OPENAI, True)}, body="CompletionRequest",
+        description=(
+            "The raw surface (what one Mnemo fronting another calls): no memory, no trimming; "
+            "control-token text in a text prompt is read as the control token. A prompt "
+            "longer than the context is a 400 context_length_exceeded."))})
+    spec.path("/tokenize", operations={"post": op(
+        "Token ids of a text, as vLLM's /tokenize answers",
+        {"200": _json("Tokens", "The ids."), **_errors(_POSTED, False)}, body="TokenizeRequest")})
+    spec.path("/detokenize", operations={"post": op(
+        "The text of token ids",
+        {"200": _json("Detokenized", "The text."), **_errors(_POSTED, False)},
+        body="DetokenizeRequest")})
     spec.path("/v1/models", operations={"get": op(
         "List the model and its adapters",
         {"200": _json("ModelList", "Models."), **_errors(_GUARDED, True)})})
@@ -172,6 +201,9 @@ def build_spec(app) -> dict:
         "Liveness: the process answers", {"200": _json("Health", "Alive.")}, open_route=True)})
     spec.path("/readyz", operations={"get": op(
         "Readiness: the model is loaded and the server is not shutting down",
+        {"200": _json("Ready", "Ready."), **_errors((503,), False)}, open_route=True)})
+    spec.path("/health", operations={"get": op(
+        "Readiness under the name vLLM and llama.cpp's server use (what a front asks)",
         {"200": _json("Ready", "Ready."), **_errors((503,), False)}, open_route=True)})
     spec.path("/metrics", operations={"get": op(
         "Prometheus metrics",

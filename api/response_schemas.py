@@ -177,6 +177,7 @@ class Health(Schema):
 class Ready(Schema):
     status = _req(fields.String(validate=validate.OneOf(["ready"])))
     model = _req(fields.String())
+    engine = _req(fields.String(), "What generates: embedded, or the remote engine's address.")
 
 
 class ErrorDetail(Schema):
@@ -241,12 +242,42 @@ class ChatCompletionChunk(Schema):
     mnemo = fields.Nested(MnemoExtra, metadata={"description": "On the chunk that finishes."})
 
 
+class CompletionChoice(Schema):
+    index = _req(fields.Integer())
+    text = _req(fields.String())
+    logprobs = _req(fields.Raw(allow_none=True, metadata={"enum": [None]}))
+    finish_reason = _req(fields.String(allow_none=True, validate=validate.OneOf(FINISH_REASONS)),
+                         "Null on a stream's pieces before the last.")
+
+
+class Completion(Schema):
+    """``/v1/completions``: the whole reply, or one streamed event (then ``data: [DONE]``)."""
+    id = _req(fields.String())
+    object = _req(fields.String(validate=validate.OneOf(["text_completion"])))
+    created = _req(fields.Integer())
+    model = _req(fields.String())
+    choices = _req(fields.List(fields.Nested(CompletionChoice)))
+    usage = fields.Nested(Usage, metadata={"description": "On the whole reply; streamed, only "
+                                                          "with stream_options.include_usage."})
+
+
+class Tokens(Schema):
+    tokens = _req(fields.List(fields.Integer()))
+    count = _req(fields.Integer())
+    max_model_len = _req(fields.Integer(), "The context window.")
+
+
+class Detokenized(Schema):
+    prompt = _req(fields.String())
+
+
 class Model(Schema):
     id = _req(fields.String())
     object = _req(fields.String(validate=validate.OneOf(["model"])))
     created = _req(fields.Integer())
     owned_by = _req(fields.String())
     parent = fields.String(metadata={"description": "For an adapter: the base model."})
+    max_model_len = fields.Integer(metadata={"description": "The base model's context window."})
 
 
 class ModelList(Schema):

@@ -14,7 +14,7 @@ from .config import Settings
 from .exceptions import RateLimited, Unauthorized
 
 # Routes anyone may reach: probes, the page and the API contract (API calls carry the key).
-OPEN_PATHS = ("/healthz", "/readyz", "/", "/favicon.ico", "/openapi.json", "/docs")
+OPEN_PATHS = ("/healthz", "/readyz", "/health", "/", "/favicon.ico", "/openapi.json", "/docs")
 OPEN_PREFIXES = ("/static/",)
 
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -10,6 +10,7 @@ one streaming helper. Each route only encodes.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import select
 import socket
@@ -21,15 +22,16 @@ from dataclasses import dataclass
 from flask import Response, current_app, g, request, stream_with_context
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from .backend import Backend
 from .chat_request import ChatRequest
-from .engine import Engine, Handle
+from .engine import Handle
 from .exceptions import InvalidSummary, MnemoError, PresetLocked, UnknownAdapter, ValidationFailed
 from .memory.selection import MIN_RELEVANCE, exchanges
 from .memory.summary import Summary, split
 from .types import Chunk, Prompt, SamplingParams, Usage
 
 
-def engine() -> Engine:
+def engine() -> Backend:
     return current_app.extensions["engine"]
 
 
@@ -110,6 +112,7 @@ class Prepared:
     system: str | None = None  # the system prompt placed (preset, client, signed summary)
     context: str | None = None  # client-supplied context placed before the history
     recent: Prompt | None = None  # with recall: the prompt recency alone would have made
+    affinity: str | None = None  # the conversation's routing key (``affinity_key``)
 
     def history(self) -> dict:
         return {**self.prompt.report.as_dict(), "summary": self.summary_report}
@@ -176,6 +179,7 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     eng = engine()
     eng.require_ready()
     adapter = adapter_of(req)
+    eng.check_params(req.params, adapter)
     system = [p for p in (req.preset.system, req.system) if p]
     context, report, summary, messages = None, None, req.summary, req.messages
     prefix = None
@@ -209,22 +213,36 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
             messages, exchanges([m["role"] for m in messages]), tenant(),
             min_score=MIN_RELEVANCE)
         prompt = build(relevance=found.scores, links=found.links)
-    return Prepared(prompt, adapter, summary, report, messages, system_text, context, recent)
+    return Prepared(prompt, adapter, summary, report, messages, system_text, context, recent,
+                    affinity_key(tenant(), adapter, system_text, messages))
+
+
+def affinity_key(tenant: str | None, adapter: str | None, system: str | None,
+                 messages: list[dict]) -> str:
+    """A conversation's routing key: the same on every turn (it hashes what a conversation
+    starts with: the caller, the adapter, the system prompt and the first message), so a
+    load balancer hashing on it sends each turn to the engine replica holding its prefix."""
+    first = messages[0]["content"] if messages else ""
+    digest = hashlib.blake2b(digest_size=8)
+    for part in (tenant or "", adapter or "", system or "", first):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
 
 
 class Generation:
     """One submitted generation, consumed once as a stream or joined into a whole reply."""
 
-    def __init__(self, prompt: Prompt, params: SamplingParams, adapter: str | None, *,
-                 summary: bool = False):
-        self.prompt = prompt
+    def __init__(self, prompt_ids: list[int], params: SamplingParams, adapter: str | None, *,
+                 dropped: int = 0, summary: bool = False, affinity: str | None = None):
+        self.prompt_ids = prompt_ids
+        self.dropped = dropped  # history messages the prompt left out (for /metrics)
         self.summary = summary  # a compaction's generation: counted apart from replies
         # a summary's prompt is never sent again: its KV would only push the conversation's out
-        self.handle: Handle = engine().submit(prompt.ids, params, adapter, tenant(),
-                                              keep_kv=not summary)
+        self.handle: Handle = engine().submit(prompt_ids, params, adapter, tenant(),
+                                              keep_kv=not summary, affinity=affinity)
         self.text = ""
         self.finish_reason: str | None = None
-        self.usage = Usage(prompt_tokens=len(prompt.ids))
+        self.usage = Usage(prompt_tokens=len(prompt_ids))
         self._metrics = current_app.extensions["metrics"]
         self._recorded = False
 
@@ -249,12 +267,12 @@ class Generation:
         self._recorded = True
         if self.summary:
             self._metrics.add("summaries", 1)
-            self._metrics.add("summary_tokens", len(self.prompt.ids) + self.usage.completion_tokens)
+            self._metrics.add("summary_tokens", len(self.prompt_ids) + self.usage.completion_tokens)
             return
         h = self.handle
         now = time.monotonic()
         self._metrics.observe_generation(
-            len(self.prompt.ids), self.usage.completion_tokens, self.prompt.report.dropped,
+            len(self.prompt_ids), self.usage.completion_tokens, self.dropped,
             None if h.first_token_at is None else h.first_token_at - h.submitted_at,
             now - h.submitted_at)
 
@@ -303,7 +321,13 @@ _RDHUP = getattr(select, "POLLRDHUP", 0)
 
 def start(req: ChatRequest) -> tuple[Prepared, Generation]:
     prepared = prepare(req)
-    return prepared, Generation(prepared.prompt, req.params, prepared.adapter)
+    return prepared, generation(prepared, req.params)
+
+
+def generation(prepared: Prepared, params: SamplingParams) -> Generation:
+    """Submit a prepared chat prompt."""
+    return Generation(prepared.prompt.ids, params, prepared.adapter,
+                      dropped=prepared.prompt.report.dropped, affinity=prepared.affinity)
 
 
 def after_reply(req: ChatRequest, prepared: Prepared, gen: Generation) -> dict:

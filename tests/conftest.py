@@ -158,20 +158,22 @@ def wait_http(url: str, timeout: float = 120) -> None:
 
 
 @contextlib.contextmanager
-def run_gunicorn(model_dir, tmp_path, **env_extra):
-    """gunicorn started for real with gunicorn.conf.py on ``model_dir``; yields (process, url)."""
-    port = free_port()
+def run_gunicorn(model_dir, tmp_path, *, port: int | None = None, ready: str = "/readyz",
+                 **env_extra):
+    """gunicorn started for real with gunicorn.conf.py on ``model_dir``; yields (process, url)
+    once ``ready`` answers 200."""
+    port = port or free_port()
     env = {**os.environ, "MNEMO_MODEL": str(model_dir), "MNEMO_BIND": f"127.0.0.1:{port}",
            "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_WARMUP": "true", "MNEMO_GRACEFUL_TIMEOUT": "30",
            "MNEMO_ADAPTERS": "", **env_extra}
-    log = open(tmp_path / "gunicorn.log", "wb")
+    log = open(tmp_path / "gunicorn.log", "ab")
     # Its own process group, so that killing the group takes the workers down with the master.
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_http(url + "/readyz", timeout=120)
+        wait_http(url + ready, timeout=120)
         yield proc, url
     finally:
         with contextlib.suppress(ProcessLookupError):

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from api import create_app
+from api import create_app, security
 from api.presets import builtin_dir
 from tests.conftest import LiveServer, tiny_config, wait_ready
 from tests.helpers import post_json, user
@@ -62,11 +62,16 @@ def keyed_live(tiny_dir, lora_dir, tmp_path_factory):
         text = path.read_text(encoding="utf-8").replace("summary_max_tokens = 160",
                                                         "summary_max_tokens = 16")
         (presets / path.name).write_text(text, encoding="utf-8")
-    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, api_keys=(KEY,),
-                                 presets_dir=str(presets),
-                                 max_messages=8, max_message_chars=300, max_new_tokens_limit=8,
-                                 default_max_new_tokens=4, max_request_bytes=20_000,
-                                 max_batch_size=4, max_queue=8))
+    # Schemathesis sends every keyed operation without the key (and with a wrong one): more
+    # failures than one address may make a minute (test_hardening checks that budget), so
+    # this server allows more; everything else is as configured.
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(security, "FAILED_AUTH_PER_MINUTE", 1000)
+        app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, api_keys=(KEY,),
+                                     presets_dir=str(presets),
+                                     max_messages=8, max_message_chars=300, max_new_tokens_limit=8,
+                                     default_max_new_tokens=4, max_request_bytes=20_000,
+                                     max_batch_size=4, max_queue=8))
     wait_ready(app)
     server = LiveServer(app)
     yield server

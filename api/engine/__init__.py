@@ -16,8 +16,9 @@ from pathlib import Path
 
 from flask import Flask
 
+from ..backend import Backend
 from ..config import Settings
-from ..exceptions import AdapterConflict, NotReady, UnknownAdapter
+from ..exceptions import AdapterConflict, UnknownAdapter
 from ..prompt import PromptBuilder
 from .adapters import Adapter, Registry, confine, inspect
 from .loader import Loaded, load
@@ -29,17 +30,16 @@ __all__ = ["Engine", "GenRequest", "Handle"]
 log = logging.getLogger("mnemo.engine")
 
 
-class Engine:
+class Engine(Backend):
+    """The embedded engine: the model in this process, batched by the ``Scheduler``."""
+
     def __init__(self, settings: Settings, *, freeze_start: bool = False):
+        super().__init__()
         self.settings = settings
         self.freeze_start = freeze_start
-        self.ready = threading.Event()
-        self.load_error: BaseException | None = None
         self.loaded: Loaded | None = None
         self.scheduler: Scheduler | None = None
-        self.prompts: PromptBuilder | None = None
         self.registry = Registry()
-        self._prompt_lock = threading.Lock()
         self._admin_lock = threading.Lock()  # one load or unload at a time
 
     def init_app(self, app: Flask) -> None:
@@ -116,11 +116,6 @@ class Engine:
         self.scheduler.prefix.clear()
 
     # -- what routes use ----------------------------------------------------------------
-    def require_ready(self) -> None:
-        if not self.ready.is_set():
-            why = "failed to load; see the server log" if self.load_error else "is still loading"
-            raise NotReady(f"The model {why}.", headers={"Retry-After": "5"})
-
     @property
     def model_id(self) -> str:
         return self.loaded.model_id if self.loaded else "(loading)"
@@ -133,11 +128,22 @@ class Engine:
     def adapters(self) -> tuple[str, ...]:
         return self.registry.names()
 
-    def check_adapter(self, name: str | None) -> None:
-        if name is not None and self.registry.get(name) is None:
-            known = ", ".join(sorted(self.adapters)) or "none are configured"
-            raise UnknownAdapter(f"Unknown adapter {name!r}; known adapters: {known}.",
-                                 param="adapter")
+    def metric_lines(self) -> list[str]:
+        sched = self.scheduler
+        lines = ["# TYPE mnemo_queue_depth gauge", f"mnemo_queue_depth {sched.queue_depth if sched else 0}",
+                 "# TYPE mnemo_active_sequences gauge",
+                 f"mnemo_active_sequences {sched.active if sched else 0}"]
+        draft = self.loaded.draft if self.loaded else None
+        if draft is not None:  # read without the worker's lock: counters only grow
+            lines += [
+                "# TYPE mnemo_speculative_steps_total counter",
+                f"mnemo_speculative_steps_total {draft.steps}",
+                "# TYPE mnemo_speculative_drafted_tokens_total counter",
+                f"mnemo_speculative_drafted_tokens_total {draft.drafted}",
+                "# TYPE mnemo_speculative_accepted_tokens_total counter",
+                f"mnemo_speculative_accepted_tokens_total {draft.kept}",
+            ]
+        return lines
 
     # -- the admin API's operations -------------------------------------------------------
     def load_adapter(self, name: str, relative: str, *, replace: bool = False) -> Adapter:
@@ -179,32 +185,10 @@ class Engine:
 
         return sched.call(drop, ready=lambda: sched.in_flight(adapter.key) == 0)
 
-    def build_prompt(self, messages, *, system, max_new_tokens, max_turns, with_text=False,
-                     tenant: str | None = None, **memory):
-        """Measure, plan and render under a lock: the Rust tokenizer is not re-entrant across
-        threads. ``memory``: ``context``, ``covers``, ``relevance`` (see ``PromptBuilder.build``).
-        ``tenant`` (an API key's id) scopes the cache of tokenized contents it may use."""
-        with self._prompt_lock:
-            return self.prompts.build(messages, system=system, max_new_tokens=max_new_tokens,
-                                      context_window=self.context_window, max_turns=max_turns,
-                                      with_text=with_text, scope=tenant, **memory)
-
-    def count_tokens(self, *texts: str) -> list[int]:
-        """Tokens of each text, tokenized together (in one call) as user text."""
-        with self._prompt_lock:
-            return [len(ids) for ids in self.prompts.tokenize_text(list(texts))]
-
-    def truncate_tokens(self, text: str, limit: int) -> str:
-        """The longest prefix of ``text`` within ``limit`` tokens (sliced as ids, then decoded)."""
-        with self._prompt_lock:
-            ids = self.prompts.tokenize_text([text])[0]
-            return text if len(ids) <= limit else self.loaded.tokenizer.decode(ids[:limit])
-
     def submit(self, prompt_ids: list[int], params, adapter: str | None,
-               tenant: str | None = None, keep_kv: bool = True) -> Handle:
-        """Queue a generation; the caller has checked readiness and the adapter. ``tenant``
-        (an API key's id) scopes the prefix cache entries it may use; ``keep_kv=False``: its
-        KV is not kept for a later prompt (a one-off prompt, such as a summary's)."""
+               tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None
+               ) -> Handle:
+        """``Backend.submit``: one process holds every prefix, so ``affinity`` is not needed."""
         key = None
         if adapter is not None:
             found = self.registry.get(adapter)

@@ -63,7 +63,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
         prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}], system=system,
                                   max_new_tokens=params.max_new_tokens, max_turns=None,
                                   tenant=tenant())
-        gen = Generation(prompt, params, None, summary=True).join()
+        gen = Generation(prompt.ids, params, None, summary=True).join()
     except ContextLengthExceeded as err:
         return _failed(f"the summary prompt does not fit: {err.message}")
     except MnemoError as err:

@@ -16,10 +16,10 @@ def healthz():
 
 
 @bp.get("/readyz")
+@bp.get("/health")  # the name vLLM and llama.cpp's server use: a front checks one Mnemo so
 def readyz():
-    eng = engine()
-    eng.require_ready()  # NotReady: 503 with Retry-After, in the usual error shape
-    return jsonify({"status": "ready", "model": eng.model_id})
+    # NotReady: 503 with Retry-After, in the usual error shape; a remote engine's is asked
+    return jsonify(engine().readiness())
 
 
 @bp.get("/api/config")

@@ -17,7 +17,7 @@ from flask import Blueprint, current_app, jsonify
 
 from ..errors import error_body
 from ..exceptions import ContextLengthExceeded
-from ..service import Generation, after_reply, engine, event_stream, prepare, read_json, sse
+from ..service import after_reply, engine, event_stream, generation, prepare, read_json, sse
 
 bp = Blueprint("openai", __name__, url_prefix="/v1")
 
@@ -35,7 +35,9 @@ def _model_entry(model_id: str, parent: str | None = None) -> dict:
 def models():
     eng = engine()
     eng.require_ready()
-    data = [_model_entry(eng.model_id)] + [_model_entry(a, eng.model_id) for a in eng.adapters]
+    # max_model_len as vLLM lists it: what a front (MNEMO_ENGINE_URL) budgets prompts by
+    data = [{**_model_entry(eng.model_id), "max_model_len": eng.context_window}] + [
+        _model_entry(a, eng.model_id) for a in eng.adapters]
     return jsonify({"object": "list", "data": data})
 
 
@@ -50,7 +52,7 @@ def chat_completions():
             f"and {req.params.max_new_tokens} are reserved for the completion; your messages do "
             f"not fit ({history['lost']} of {history['received']} would have to be dropped). "
             "Shorten the messages or send truncation: \"auto\".", param="messages")
-    gen = Generation(prepared.prompt, req.params, prepared.adapter)
+    gen = generation(prepared, req.params)
     head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": req.model}
     headers = {"X-Mnemo-History-Dropped": str(history["lost"])}
 
