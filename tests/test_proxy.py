@@ -25,10 +25,19 @@ from tests.test_hardening import raw_http
 
 @contextlib.contextmanager
 def nginx_in_front(upstream: str, tmp_path):
+    """deploy/nginx-mnemo.conf in front of ``upstream`` (host:port, or several, space-separated)."""
     port = free_port()
     site = (ROOT / "deploy" / "nginx-mnemo.conf").read_text()
-    site = site.replace("server 127.0.0.1:8000;", f"server {upstream};")
+    servers = "".join(f"server {u}; " for u in upstream.split())
+    site = site.replace("server 127.0.0.1:8000;", servers)
     site = site.replace("listen 8080;", f"listen 127.0.0.1:{port};")
+    with run_nginx(site, port, tmp_path) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def run_nginx(site: str, port: int, tmp_path):
+    """Debian's nginx serving the server block(s) ``site`` on ``port``, its files in tmp_path."""
     (tmp_path / "mnemo.conf").write_text(site)
     (tmp_path / "nginx.conf").write_text(f"""
 user root;

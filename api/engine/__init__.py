@@ -133,6 +133,11 @@ class Engine(Backend):
         lines = ["# TYPE mnemo_queue_depth gauge", f"mnemo_queue_depth {sched.queue_depth if sched else 0}",
                  "# TYPE mnemo_active_sequences gauge",
                  f"mnemo_active_sequences {sched.active if sched else 0}"]
+        if sched is not None:  # prompt tokens looked up in the prefix cache, and found there
+            lines += ["# TYPE mnemo_prefix_cache_query_tokens_total counter",
+                      f"mnemo_prefix_cache_query_tokens_total {sched.prefix.query_tokens}",
+                      "# TYPE mnemo_prefix_cache_hit_tokens_total counter",
+                      f"mnemo_prefix_cache_hit_tokens_total {sched.prefix.hit_tokens}"]
         draft = self.loaded.draft if self.loaded else None
         if draft is not None:  # read without the worker's lock: counters only grow
             lines += [

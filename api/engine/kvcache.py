@@ -46,6 +46,8 @@ class PrefixCache:
         self.bytes = 0
         self.hits = 0
         self.misses = 0
+        self.query_tokens = 0  # prompt tokens looked up, and those found cached (as vLLM counts)
+        self.hit_tokens = 0
         self._entries: OrderedDict[int, tuple[Owner, np.ndarray, RowKV]] = OrderedDict()
         self._next_key = 0
         self._lock = threading.Lock()
@@ -65,6 +67,7 @@ class PrefixCache:
         query = np.asarray(ids, dtype=np.int64)
         best, best_key = 0, None
         with self._lock:
+            self.query_tokens += len(ids)
             for key, (entry_owner, stored, _kv) in self._entries.items():
                 if entry_owner != owner:
                     continue
@@ -76,6 +79,7 @@ class PrefixCache:
                 return 0, None, False
             # At least the last prompt token must run through the model to give its logits.
             best = min(best, len(ids) - 1)
+            self.hit_tokens += best
             kv = self._entries[best_key][2]
             handed_over = take and 2 * best >= kv.length  # it overwrites the lesser part
             if handed_over:
