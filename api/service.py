@@ -25,7 +25,14 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from .backend import Backend
 from .chat_request import ChatRequest
 from .engine import Handle
-from .exceptions import InvalidSummary, MnemoError, PresetLocked, UnknownAdapter, ValidationFailed
+from .exceptions import (
+    InvalidSummary,
+    MnemoError,
+    PresetLocked,
+    UnknownAdapter,
+    UnsupportedByEngine,
+    ValidationFailed,
+)
 from .memory.selection import MIN_RELEVANCE, exchanges
 from .memory.summary import Summary, split
 from .types import Chunk, Prompt, SamplingParams, Usage
@@ -179,7 +186,13 @@ def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     eng = engine()
     eng.require_ready()
     adapter = adapter_of(req)
-    eng.check_params(req.params, adapter)
+    try:
+        eng.check_params(req.params, adapter)
+    except UnsupportedByEngine as exc:
+        if exc.param in req.preset.generation:  # the preset chose it, not the client
+            exc.message += (f" The preset {req.preset.name!r} sets {exc.param}; choose another "
+                            "preset, or (native API) send the option's neutral value.")
+        raise
     system = [p for p in (req.preset.system, req.system) if p]
     context, report, summary, messages = None, None, req.summary, req.messages
     prefix = None

@@ -379,3 +379,96 @@ def test_a_remote_not_up_yet_is_waited_for_and_readyz_follows_it(tiny_dir, lora_
     finally:
         server.close()
         app.extensions["engine"].stop()
+
+
+# -- a remote that misbehaves: only a stand-in can send what no real engine should -----------
+@contextlib.contextmanager
+def misbehaving_remote(tokenizer, completion):
+    """An OpenAI-protocol remote with the right tokenizer whose ``/v1/completions`` is
+    ``completion(handler)``: a stand-in, since no real engine sends broken streams on demand."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def reply(self, code: int, body: dict) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            if self.path == "/v1/models":
+                self.reply(200, {"data": [{"id": "stand-in", "max_model_len": 1024}]})
+            else:
+                self.reply(200 if self.path == "/health" else 404, {})
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if self.path == "/tokenize":
+                ids = tokenizer(body["prompt"], add_special_tokens=False)["input_ids"]
+                self.reply(200, {"tokens": ids})
+            else:
+                completion(self)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def sse_reply(*events: bytes):
+    def completion(handler):
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.end_headers()
+        for event in events:
+            handler.wfile.write(b"data: " + event + b"\n\n")
+    return completion
+
+
+@pytest.mark.parametrize("event", [b"[1]", b'{"choices": [1]}', b'{"choices": [{"text": 5}]}',
+                                   b"not json", b'{"choices": [{"text": "a"}]}'])
+def test_a_broken_remote_stream_is_a_503_never_a_hang(tokenizer, tiny_dir, tmp_path_factory,
+                                                      event):
+    with misbehaving_remote(tokenizer, sse_reply(b'{"choices": [{"text": "ok"}]}', event)) as url:
+        with front(url, tiny_dir, tmp_path_factory, generation_timeout=30) as server:
+            started = time.monotonic()
+            code, headers, out = post(server.url + "/api/chat", {"messages": [user("hi")]})
+            assert code == 503 and out["error"]["code"] == "engine_unavailable", out
+            assert headers["Retry-After"] == "1" and time.monotonic() - started < 5
+            code, _, events = post(server.url + "/api/chat",
+                                   {"messages": [user("hi")], "stream": True})
+            assert code == 200 and events[-1][0] == "error"
+            assert events[-1][1]["error"]["code"] == "engine_unavailable"
+
+
+def test_a_stalled_remote_costs_a_request_its_deadline_not_more(tokenizer, tiny_dir,
+                                                               tmp_path_factory):
+    release = threading.Event()
+
+    def stall(handler):
+        release.wait(30)
+
+    with misbehaving_remote(tokenizer, stall) as url:
+        with front(url, tiny_dir, tmp_path_factory, generation_timeout=2) as server:
+            try:
+                started = time.monotonic()
+                code, headers, out = post(server.url + "/api/chat", {"messages": [user("hi")]})
+                took = time.monotonic() - started
+                assert code == 503 and out["error"]["code"] == "engine_unavailable", out
+                assert "Retry-After" in headers and took < 4, took
+            finally:
+                release.set()
+
+
+def test_a_presets_beam_search_is_refused_naming_the_preset(live):
+    code, _, out = post(live.url + "/api/chat", {"messages": [user("hi")], "template": "legal"})
+    assert code == 400 and out["error"]["code"] == "unsupported_by_engine"
+    assert "'legal'" in out["error"]["message"] and "num_beams" in out["error"]["message"]

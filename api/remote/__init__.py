@@ -115,6 +115,13 @@ class RemoteEngine(Backend):
         """Load the tokenizer and check the remote; a remote that answers with another
         tokenizer stops the start (ConfigError). One that does not answer yet is waited for."""
         app.extensions["engine"] = self
+        for preset in app.extensions.get("presets", {}).values():
+            unsupported = [k for k in ("num_beams", "no_repeat_ngram_size")
+                           if (preset.generation.get(k) or 0) > (1 if k == "num_beams" else 0)]
+            if unsupported:
+                log.warning("preset %r sets %s, which a remote engine does not offer: its "
+                            "requests will be refused (400 unsupported_by_engine)",
+                            preset.name, ", ".join(unsupported))
         self._load_tokenizer()
         atexit.register(_close_at_exit, weakref.ref(self))
         try:
@@ -248,8 +255,13 @@ class RemoteEngine(Backend):
                               self.settings.generation_timeout)
         body = self.wire.body(prompt_ids, params, self.served, adapter)
         headers = {"X-Mnemo-Affinity": affinity} if affinity else {}
-        request = self.client.build_request("POST", self.wire.completion_path, json=body,
-                                            headers=headers)
+        # Waiting for the response's headers is bounded by the reply's deadline, not by the
+        # pool's default: a stalled remote costs a request its deadline, never more.
+        wait = max(1.0, handle.deadline - time.monotonic())
+        request = self.client.build_request(
+            "POST", self.wire.completion_path, json=body, headers=headers,
+            timeout=httpx.Timeout(self.settings.generation_timeout + 5, connect=min(5.0, wait),
+                                  read=wait))
         try:
             resp = self.client.send(request, stream=True)
         except httpx.TimeoutException as exc:
@@ -296,7 +308,8 @@ class RemoteEngine(Backend):
         try:
             for piece in self.wire.pieces(resp.iter_lines()):
                 if piece.error is not None:
-                    raise EngineUnavailable(f"{self.kind} failed mid-reply: {piece.error}")
+                    raise EngineUnavailable(f"{self.kind} failed mid-reply: {piece.error}",
+                                            headers={"Retry-After": "1"})
                 if piece.text:
                     if handle.first_token_at is None:
                         handle.first_token_at = time.monotonic()
@@ -306,7 +319,7 @@ class RemoteEngine(Backend):
                 reported = piece.completion_tokens if piece.completion_tokens is not None \
                     else reported
                 finish = piece.finish_reason or finish
-        except (httpx.HTTPError, OSError, ValueError, EngineUnavailable) as exc:
+        except Exception as exc:  # noqa: BLE001  (whatever the remote sent, the client gets an end)
             if not (handle.cancelled.is_set() or handle.expired):
                 self._count("errors_stream")
                 handle.put(exc if isinstance(exc, EngineUnavailable) else EngineUnavailable(

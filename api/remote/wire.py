@@ -51,7 +51,10 @@ def _data_lines(lines: Iterable[str]) -> Iterator[dict | str]:
                 yield data
                 return
             if data:
-                yield json.loads(data)
+                event = json.loads(data)
+                if not isinstance(event, dict):
+                    raise ValueError(f"a stream event is not a JSON object: {data[:80]!r}")
+                yield event
         elif line.startswith("error:"):  # llama.cpp's event for a failure mid-stream
             yield {"error": json.loads(line[6:].strip() or "{}")}
 
@@ -106,7 +109,10 @@ class OpenAIWire(_Wire):
     def _piece(self, event: dict) -> Piece:
         piece = Piece()
         for choice in event.get("choices") or ():
-            piece.text += choice.get("text") or ""
+            text = choice.get("text") or "" if isinstance(choice, dict) else None
+            if not isinstance(text, str):
+                raise ValueError(f"a choice is not a completion choice: {str(choice)[:80]!r}")
+            piece.text += text
             piece.finish_reason = choice.get("finish_reason") or piece.finish_reason
         if event.get("usage"):
             piece.completion_tokens = event["usage"].get("completion_tokens")
@@ -152,7 +158,10 @@ class LlamaCppWire(_Wire):
         return body
 
     def _piece(self, event: dict) -> Piece:
-        piece = Piece(text=event.get("content") or "")
+        text = event.get("content") or ""
+        if not isinstance(text, str):
+            raise ValueError(f"content is not text: {str(text)[:80]!r}")
+        piece = Piece(text=text)
         if event.get("stop"):
             piece.finish_reason = "length" if event.get("stop_type") == "limit" else "stop"
             piece.completion_tokens = event.get("tokens_predicted")

@@ -132,7 +132,8 @@ def completions():
     data = load(completion_schema(settings.max_new_tokens_limit), read_json())
     data = {k: v for k, v in data.items() if v is not None}
     opts = data.get("stream_options") or {}
-    if set(opts) - {"include_usage"} or (opts and not data.get("stream")):
+    if set(opts) - {"include_usage"} or (opts and not data.get("stream")) or not isinstance(
+            opts.get("include_usage", False), bool):
         raise ValidationFailed("stream_options: only include_usage, and only with stream: true.",
                                param="stream_options")
     eng = engine()
@@ -173,7 +174,7 @@ TOKENIZE = Schema.from_dict({
     "model": fields.String(),
 }, name="TokenizeRequest")()
 DETOKENIZE = Schema.from_dict({
-    "tokens": fields.List(StrictInteger(validate=validate.Range(0, 2**31)), required=True),
+    "tokens": fields.List(StrictInteger(validate=validate.Range(min=0)), required=True),
     "model": fields.String(),
 }, name="DetokenizeRequest")()
 
@@ -185,6 +186,8 @@ def tokenize():
     body = load(TOKENIZE, read_json())
     eng = engine()
     eng.require_ready()
+    if "model" in body:
+        _adapter(body["model"])
     ids = eng.tokenize(body["prompt"], add_special=body["add_special_tokens"])
     return jsonify({"tokens": ids, "count": len(ids), "max_model_len": eng.context_window})
 
@@ -194,6 +197,8 @@ def detokenize():
     body = load(DETOKENIZE, read_json())
     eng = engine()
     eng.require_ready()
+    if "model" in body:
+        _adapter(body["model"])
     if any(t >= eng.vocab_size for t in body["tokens"]):
         raise ValidationFailed(f"tokens: ids must be below the vocabulary's size, "
                                f"{eng.vocab_size}.", param="tokens")
