@@ -472,3 +472,37 @@ def test_a_presets_beam_search_is_refused_naming_the_preset(live):
     code, _, out = post(live.url + "/api/chat", {"messages": [user("hi")], "template": "legal"})
     assert code == 400 and out["error"]["code"] == "unsupported_by_engine"
     assert "'legal'" in out["error"]["message"] and "num_beams" in out["error"]["message"]
+
+
+@pytest.mark.parametrize("env, name", [
+    ({"MNEMO_ENGINE_URL": "ftp://engine:8000"}, "MNEMO_ENGINE_URL"),
+    ({"MNEMO_ENGINE_URL": "http://e:1", "MNEMO_ENGINE_PROTOCOL": "grpc"}, "MNEMO_ENGINE_PROTOCOL"),
+    ({"MNEMO_ENGINE_URL": "http://e:1", "MNEMO_QUANTIZE": "int4"}, "MNEMO_QUANTIZE"),
+    ({"MNEMO_ENGINE_URL": "http://e:1", "MNEMO_ADAPTERS": "a=/tmp"}, "MNEMO_ADAPTERS"),
+])
+def test_engine_settings_that_cannot_work_stop_the_start_naming_the_variable(env, name):
+    from api.config import Settings
+
+    with pytest.raises(ConfigError) as info:
+        Settings.load(env)
+    assert name in str(info.value)
+
+
+def test_with_every_connection_busy_the_next_request_gets_a_429_at_once(tokenizer, tiny_dir,
+                                                                       tmp_path_factory):
+    release = threading.Event()
+
+    with misbehaving_remote(tokenizer, lambda handler: release.wait(30)) as url:
+        with front(url, tiny_dir, tmp_path_factory, generation_timeout=20, max_batch_size=1,
+                   max_queue=0) as server:
+            try:
+                first = threading.Thread(target=post, args=(
+                    server.url + "/api/chat", {"messages": [user("hi")]}), daemon=True)
+                first.start()
+                time.sleep(0.5)  # it holds the only connection, waiting on the stalled remote
+                started = time.monotonic()
+                code, headers, out = post(server.url + "/api/chat", {"messages": [user("hi")]})
+                assert code == 429 and out["error"]["code"] == "overloaded", out
+                assert headers["Retry-After"] == "1" and time.monotonic() - started < 3
+            finally:
+                release.set()

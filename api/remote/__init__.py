@@ -45,6 +45,7 @@ logging.getLogger("httpx2").setLevel(logging.WARNING)  # not a line per remote r
 # Tokenized on both sides at start: scripts, digits, emoji and a control token's text.
 PROBE = "Mnemo probe: naïve café, 東京タワー, Ünïcödé 🙂 12345 <|im_start|>user\n¿Qué tal?"
 HEALTH_TTL_S = 1.0  # /readyz asks the remote at most once a second
+POOL_WAIT_S = 1.0  # how long a request waits for a free connection before its 429
 
 
 class _Loading(Exception):
@@ -261,9 +262,14 @@ class RemoteEngine(Backend):
         request = self.client.build_request(
             "POST", self.wire.completion_path, json=body, headers=headers,
             timeout=httpx.Timeout(self.settings.generation_timeout + 5, connect=min(5.0, wait),
-                                  read=wait))
+                                  read=wait, pool=POOL_WAIT_S))
         try:
             resp = self.client.send(request, stream=True)
+        except httpx.PoolTimeout:  # every connection busy: as full as the embedded queue
+            self._count("errors_pool_full")
+            raise Overloaded(f"every connection to {self.kind} is busy "
+                             "(MNEMO_MAX_BATCH_SIZE + MNEMO_MAX_QUEUE); retry shortly.",
+                             headers={"Retry-After": "1"}) from None
         except httpx.TimeoutException as exc:
             self._count("errors_timeout")
             raise EngineUnavailable(f"{self.kind} did not answer in time ({exc}).",
