@@ -15,6 +15,7 @@ from safetensors.torch import load_file, save_file
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from api import create_app
+from api.engine.adapters import base_digest
 from tests.conftest import tiny_config, wait_ready
 from tests.helpers import sleep_each_step, user, wrap_forward
 
@@ -25,8 +26,8 @@ CLIENT = "client-key-0123456789abcdef"
 def make_adapter(model_dir, out, seed: int, rank: int = 4, targets=("q_proj", "v_proj"), **extra):
     torch.manual_seed(seed)
     base = LlamaForCausalLM.from_pretrained(model_dir)
-    config = LoraConfig(r=rank, lora_alpha=64, target_modules=list(targets), init_lora_weights=False,
-                        **extra)
+    config = LoraConfig(r=rank, lora_alpha=64, target_modules=list(targets),
+                        **{"init_lora_weights": False, **extra})
     get_peft_model(base, config).save_pretrained(out)
     return out
 
@@ -57,6 +58,11 @@ def adapter_root(tmp_path_factory, tiny_dir):
     make_adapter(tiny_dir, root / "embedding", seed=19, targets=("embed_tokens",))
     make_adapter(tiny_dir, root / "replicates", seed=20)
     edit_config(root / "replicates", layer_replication=[[0, 2]])
+    # Saved after an initialisation that rewrote the base weights: meant for another base.
+    make_adapter(tiny_dir, root / "pissa", seed=24, init_lora_weights="pissa")
+    make_adapter(tiny_dir, root / "olora", seed=25, init_lora_weights="olora")
+    make_adapter(tiny_dir, root / "odd-alpha", seed=26)
+    edit_config(root / "odd-alpha", lora_alpha="64")
     make_adapter(tiny_dir, root / "regex", seed=21)
     edit_config(root / "regex", target_modules=".*proj")
     make_adapter(tiny_dir, root / "extra-tensor", seed=22)
@@ -75,6 +81,8 @@ def adapter_root(tmp_path_factory, tiny_dir):
     outside = tmp_path_factory.mktemp("outside")
     make_adapter(tiny_dir, outside / "secret", seed=16)
     os.symlink(outside / "secret", root / "link-out")
+    os.symlink(root / "loop-b", root / "loop-a")  # a symlink loop
+    os.symlink(root / "loop-a", root / "loop-b")
     (root / "file-link").mkdir()
     os.symlink(root / "one" / "adapter_config.json", root / "file-link" / "adapter_config.json")
     os.symlink(outside / "secret" / "adapter_model.safetensors",
@@ -139,6 +147,13 @@ def test_admin_calls_need_an_admin_key_not_a_client_key(admin_app):
     ("embedding", "not linear layers"),
     ("replicates", "layer_replication"),
     ("regex", "regular expression"),
+    ("x" * 300, "File name too long"),
+    ("one/" + "y" * 1000, "File name too long"),
+    ("loop-a", "ymlink loop"),
+    ("loop-a/adapter", "ymlink loop"),
+    ("pissa", "init_lora_weights = 'pissa'"),
+    ("olora", "init_lora_weights = 'olora'"),
+    ("odd-alpha", "lora_alpha must be a positive number"),
     ("extra-tensor", "would replace the model's own"),
     ("half", "only one of its A and B"),
 ])
@@ -156,6 +171,7 @@ def test_loads_that_must_be_refused_leave_everything_as_it_was(admin_app, path, 
 def test_load_use_replace_and_unload(admin_app, adapter_root):
     c = admin_app.test_client()
     base = chat(c)[1]["message"]["content"]
+    digest = base_digest(admin_app.extensions["engine"].scheduler.model)
     status, body = call(c, "POST", "/admin/adapters", name="demo", path="one")
     assert status == 201 and body["loaded"]["rank"] == 4 and not body["replaced"]
     models = c.get("/v1/models", headers={"Authorization": f"Bearer {CLIENT}"}).get_json()
@@ -177,6 +193,7 @@ def test_load_use_replace_and_unload(admin_app, adapter_root):
     assert chat(c, adapter="demo")[0] == 400
     assert call(c, "DELETE", "/admin/adapters/demo")[0] == 404
     assert chat(c)[1]["message"]["content"] == base
+    assert base_digest(admin_app.extensions["engine"].scheduler.model) == digest
     keys = set(admin_app.extensions["engine"].scheduler.model.peft_config)
     assert keys == {"shouty"}  # both versions left the model
 
@@ -227,15 +244,17 @@ def test_unload_waits_for_requests_in_flight_and_refuses_new_ones(admin_app, mon
 
 
 def test_a_load_that_fails_inside_the_model_changes_nothing(admin_app, monkeypatch):
+    import peft.utils
+
     c = admin_app.test_client()
     runner = admin_app.extensions["engine"].scheduler.runner
-    real = runner.model.load_adapter
+    real = peft.utils.set_peft_model_state_dict
 
-    def half_load(path, adapter_name, **kw):
-        real(path, adapter_name=adapter_name, **kw)  # layers injected, then it fails
+    def half_load(model, weights, adapter_name, **kw):
+        real(model, weights, adapter_name=adapter_name, **kw)  # layers filled, then it fails
         raise RuntimeError("disk error (injected)")
 
-    monkeypatch.setattr(runner.model, "load_adapter", half_load)
+    monkeypatch.setattr(peft.utils, "set_peft_model_state_dict", half_load)
     base, shouty = chat(c)[1], chat(c, adapter="shouty")[1]
     status, body = call(c, "POST", "/admin/adapters", name="broken", path="one")
     assert status == 500 and body["error"]["code"] == "internal_error"
@@ -243,6 +262,31 @@ def test_a_load_that_fails_inside_the_model_changes_nothing(admin_app, monkeypat
     assert [a["name"] for a in call(c, "GET", "/admin/adapters")[1]["adapters"]] == ["shouty"]
     assert chat(c)[1]["message"] == base["message"]
     assert chat(c, adapter="shouty")[1]["message"] == shouty["message"]
+
+
+def test_a_load_that_changes_base_weights_is_refused_and_stops_serving(admin_app, monkeypatch):
+    """The checksum guard behind the allow-list: were a load ever to write a base weight again
+    (a peft change, a setting let through), it is refused, and a base it cannot put back
+    stops the server from answering everyone with a corrupted model."""
+    from api.engine import runner
+
+    c = admin_app.test_client()
+    real = runner.attach
+
+    def attach_and_touch_the_base(model, key, spec, weights):
+        model = real(model, key, spec, weights)
+        model.get_base_model().model.norm.weight.data.add_(1.0)  # as an initialisation would
+        return model
+
+    monkeypatch.setattr(runner, "attach", attach_and_touch_the_base)
+    status, body = call(c, "POST", "/admin/adapters", name="rewrites", path="one")
+    assert status == 422 and "would change the base model's weights" in body["error"]["message"]
+    engine = admin_app.extensions["engine"]
+    assert engine.registry.get("rewrites") is None
+    assert not any(k.startswith("rewrites") for k in engine.scheduler.model.peft_config)
+    ready = c.get("/readyz")
+    assert ready.status_code == 503 and "restart" in ready.get_json()["error"]["message"]
+    assert chat(c)[0] == 503
 
 
 def test_gunicorn_refuses_the_admin_api_with_several_workers(tmp_path):

@@ -18,9 +18,9 @@ from flask import Flask
 
 from ..backend import Backend
 from ..config import Settings
-from ..exceptions import AdapterConflict, UnknownAdapter
+from ..exceptions import AdapterConflict, AdapterInvalid, UnknownAdapter
 from ..prompt import PromptBuilder
-from .adapters import Adapter, Registry, confine, inspect
+from .adapters import Adapter, Registry, base_digest, confine, inspect, read_weights
 from .loader import Loaded, load
 from .request import GenRequest, Handle
 from .scheduler import Scheduler
@@ -41,6 +41,7 @@ class Engine(Backend):
         self.scheduler: Scheduler | None = None
         self.registry = Registry()
         self._admin_lock = threading.Lock()  # one load or unload at a time
+        self.fault: str | None = None  # why a ready engine stopped serving (``_check_base``)
 
     def init_app(self, app: Flask) -> None:
         app.extensions["engine"] = self
@@ -91,10 +92,10 @@ class Engine(Backend):
 
     def _load(self) -> None:
         self.loaded = load(self.settings)
-        for name, path in self.settings.adapters.items():
-            rank, targets = inspect(Path(path), self.loaded.model)
+        for name, spec in self.loaded.adapters.items():
             self.registry.next_key(name)
-            self.registry.add(Adapter(name, name, path, rank, targets, "settings"))
+            self.registry.add(Adapter(name, name, self.settings.adapters[name], spec.rank,
+                                      spec.targets, "settings"))
         self.prompts = PromptBuilder(self.loaded.tokenizer)
         self.scheduler = Scheduler(
             self.loaded, max_batch_size=self.settings.max_batch_size,
@@ -161,23 +162,50 @@ class Engine(Backend):
             if self.registry.get(name) is not None and not replace:
                 raise AdapterConflict(f"An adapter named {name!r} is loaded; send "
                                       '"replace": true to replace it.', param="name")
-            path = confine(root, relative)
-            rank, targets = inspect(path, self.scheduler.model)
+            spec = inspect(confine(root, relative), self.scheduler.model)
+            weights = read_weights(spec)  # read here: the worker only copies them in
             key = self.registry.next_key(name)
-            self.scheduler.call(lambda: self.scheduler.runner.add_adapter(key, str(path))).result()
-            adapter = Adapter(name, key, relative, rank, targets, "admin")
+            before = base_digest(self.scheduler.model)
+            runner = self.scheduler.runner
+            self.scheduler.call(lambda: runner.add_adapter(key, spec, weights)).result()
+            self._check_base(before, f"loading adapter {name!r}",
+                             undo=lambda: runner.delete_adapter(key))
+            adapter = Adapter(name, key, relative, spec.rank, spec.targets, "admin")
             old = self.registry.add(adapter, replace=True)
         if old is not None:
             self._retire(old)
-        log.info("adapter %s loaded from %s (rank %d)", name, path, rank)
+        log.info("adapter %s loaded from %s (rank %d)", name, spec.path, spec.rank)
         return adapter
+
+    def not_ready_reason(self) -> str:
+        return self.fault or super().not_ready_reason()
+
+    def _check_base(self, before: dict[str, int], what: str, undo=None) -> None:
+        """The shared base model must be bit for bit what it was. If ``what`` changed it, undo
+        it (in the worker); if the base is still changed, stop serving rather than answer
+        everyone from a corrupted model (``/readyz`` says why; a restart restores it)."""
+        after = base_digest(self.scheduler.model)
+        if after == before:
+            return
+        changed = sorted(k for k in before if after.get(k) != before[k])
+        if undo is not None:
+            self.scheduler.call(undo).result()
+        if base_digest(self.scheduler.model) != before:
+            self.fault = (f"{what} changed the base model's weights ({changed[0]}, ...); "
+                          "restart the server")
+            self.ready.clear()
+            log.error("%s", self.fault)
+        raise AdapterInvalid(f"{what} would change the base model's weights ({changed[0]}"
+                             f"{' and others' if len(changed) > 1 else ''}); refused.")
 
     def unload_adapter(self, name: str, timeout: float | None = None) -> Adapter:
         """Refuse the name at once; wait until its requests have finished and it has left the
         model (at most ``timeout`` seconds: the generation time limit by default)."""
         with self._admin_lock:
             adapter = self.registry.remove(name)
-        self._retire(adapter).result(timeout or self.settings.generation_timeout + 10)
+            before = base_digest(self.scheduler.model)
+            self._retire(adapter).result(timeout or self.settings.generation_timeout + 10)
+            self._check_base(before, f"unloading adapter {name!r}")
         log.info("adapter %s unloaded", name)
         return adapter
 

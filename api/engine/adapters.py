@@ -7,12 +7,18 @@ the model is touched:
 - the path is resolved and must stay inside ``MNEMO_ADAPTER_DIR`` (``..``, absolute paths
   elsewhere and symlinks that leave it are refused), and so must each file it reads;
 - only ``adapter_model.safetensors`` weights (a pickle can run code when loaded);
-- plain LoRA on linear layers: config keys that would change the base model or need another
-  forward (modules_to_save, layer_replication, DoRA, rank patterns, ...) are refused, and the
-  weights file may hold only the targeted layers' A and B matrices, each of the shape the
-  loaded model needs at the config's rank (a different base model fails here).
-The model itself changes only in the worker thread, between steps (``Scheduler.call``); a load
-that fails there is undone, so the server is as it was. An unloaded adapter's name is refused
+- plain LoRA on linear layers: each setting is checked against an allow-list of values Mnemo
+  honours (``HONOURED``), so keys that would change the base model or need another forward
+  (modules_to_save, layer_replication, DoRA, rank patterns, PiSSA/OLoRA initialisations, ...)
+  are refused, and the weights file may hold only the targeted layers' A and B matrices, each
+  of the shape the loaded model needs at the config's rank (a different base model fails here);
+- the adapter is built from the honoured settings alone, with no initialisation, and its
+  weights are copied in from the file (``attach``): the same path at start and at run time.
+The weights are read before the worker is asked; the model itself changes only in the worker
+thread, between steps (``Scheduler.call``), and a load that fails there is undone, so the server
+is as it was. After every load and unload a checksum of the base weights must equal the one
+before (``base_digest``); otherwise the load is refused and undone, and a base it cannot put
+back stops the engine serving (``/readyz`` says to restart). An unloaded adapter's name is refused
 at once; its weights leave the model when the requests already using it have finished.
 """
 
@@ -46,13 +52,22 @@ class Adapter:
 
 
 def confine(root: Path, relative: str) -> Path:
-    """``root / relative``, resolved; refused unless it and its files stay inside ``root``."""
-    base = root.resolve()
-    path = Path(relative)
+    """``root / relative``, resolved; refused unless it and its files stay inside ``root``.
+    Whatever the file system says about the path (a name too long, a symlink loop, no
+    permission) is the client's 422 naming it, never a 500."""
     if not relative or "\x00" in relative:
         raise AdapterInvalid("path must be a directory name inside the adapter directory.",
                              param="path")
-    target = (base / path).resolve()
+    try:
+        return _confine(root.resolve(), relative)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: pathlib's "Symlink loop from ..."
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise AdapterInvalid(f"path {relative[:80]!r}{'...' if len(relative) > 80 else ''} "
+                             f"cannot be used: {reason}.", param="path") from None
+
+
+def _confine(base: Path, relative: str) -> Path:
+    target = (base / relative).resolve()
     if target != base and base not in target.parents:
         raise AdapterInvalid(f"path {relative!r} leaves the adapter directory.", param="path")
     if not target.is_dir():
@@ -64,20 +79,49 @@ def confine(root: Path, relative: str) -> Path:
     return target
 
 
-# Config keys that may hold anything (checked below where it matters). Every other key must be
-# empty (None, False, {}, [] or ""): those change the base model (modules_to_save,
-# layer_replication, trainable tokens, biases), need a forward Mnemo does not run (DoRA, aLoRA),
-# or give layers ranks the weights check does not cover (rank_pattern).
-FREE_KEYS = {"peft_type", "r", "lora_alpha", "target_modules", "lora_dropout", "task_type",
-             "base_model_name_or_path", "revision", "inference_mode", "init_lora_weights",
-             "peft_version", "auto_mapping", "megatron_core", "qalora_group_size", "use_rslora",
-             "bias", "layers_pattern"}
+# The settings Mnemo honours, each with the values it accepts; every other key must be empty
+# (None, False, {}, [] or ""): those change the base model (modules_to_save, layer_replication,
+# trainable tokens, biases), need a forward Mnemo does not run (DoRA, aLoRA), or give layers
+# ranks the weights check does not cover (rank_pattern). The adapter is built from these
+# settings alone (``lora_config``): whatever else the file says never reaches peft.
+def _number(v) -> bool:
+    return type(v) in (int, float) and v > 0
+
+
+HONOURED = {
+    "peft_type": (lambda v: v == "LORA", '"LORA"'),
+    "r": (lambda v: type(v) is int and v >= 1, "a positive integer"),
+    "lora_alpha": (_number, "a positive number"),
+    "target_modules": (lambda v: isinstance(v, list) and bool(v)
+                       and all(isinstance(t, str) for t in v),
+                       "a list of module names (a regular expression is not accepted here)"),
+    "use_rslora": (lambda v: type(v) is bool, "true or false"),
+    "bias": (lambda v: v == "none", '"none"'),
+    # An initialisation runs only when training starts; a saved adapter's weights come from its
+    # file. PiSSA, OLoRA, CorDA, LoftQ, EVA and orthogonal initialisations rewrite the base
+    # model's weights, so an adapter saved with one is meant for another base: refused.
+    "init_lora_weights": (lambda v: v in (True, False, "gaussian"), 'true, false or "gaussian"'),
+    "lora_dropout": (lambda v: type(v) in (int, float) and 0 <= v < 1, "a number in [0, 1)"),
+}
+# Keys that describe the file and change nothing at inference.
+METADATA = {"task_type", "base_model_name_or_path", "revision", "inference_mode", "peft_version",
+            "auto_mapping", "megatron_core", "qalora_group_size", "layers_pattern"}
 WEIGHT = re.compile(r"base_model\.model\.(?P<module>.+)\.lora_(?P<part>[AB])\.weight")
 DTYPES = {"F32", "F16", "BF16"}
 
 
-def inspect(path: Path, model) -> tuple[int, tuple[str, ...]]:
-    """Check an adapter directory against the loaded model; return (rank, target modules).
+@dataclass(frozen=True)
+class Spec:
+    """What an adapter directory holds, checked against the loaded model."""
+    path: Path
+    rank: int
+    alpha: float
+    targets: tuple[str, ...]
+    rslora: bool
+
+
+def inspect(path: Path, model) -> Spec:
+    """Check an adapter directory against the loaded model.
 
     Only plain LoRA on linear layers is accepted, and the weights file may hold nothing but
     those layers' A and B matrices: nothing it contains can overwrite a base model weight.
@@ -92,17 +136,17 @@ def inspect(path: Path, model) -> tuple[int, tuple[str, ...]]:
     if not isinstance(config, dict) or config.get("peft_type") != "LORA":
         raise AdapterInvalid(f"{path.name} is not a LoRA adapter (peft_type must be LORA).")
     for key, value in config.items():
-        if key not in FREE_KEYS and value not in (None, False, {}, [], ""):
+        if key in HONOURED:
+            ok, wanted = HONOURED[key]
+            if not ok(value):
+                raise AdapterInvalid(f"{path.name}/{CONFIG}: {key} = {value!r} is not supported "
+                                     f"({key} must be {wanted}).")
+        elif key not in METADATA and value not in (None, False, {}, [], ""):
             raise AdapterInvalid(f"{path.name}/{CONFIG}: {key} = {value!r} is not supported "
                                  "(only plain LoRA on linear layers is loaded at run time).")
-    if config.get("bias", "none") != "none":
-        raise AdapterInvalid(f"{path.name}/{CONFIG}: bias must be \"none\".")
-    rank, targets = config.get("r"), config.get("target_modules")
-    if type(rank) is not int or rank < 1:
-        raise AdapterInvalid(f"{path.name}/{CONFIG}: r must be a positive integer.")
-    if not isinstance(targets, list) or not targets or not all(isinstance(t, str) for t in targets):
-        raise AdapterInvalid(f"{path.name}/{CONFIG}: target_modules must be a list of module "
-                             "names (a regular expression is not accepted here).")
+    if "r" not in config or "target_modules" not in config:
+        raise AdapterInvalid(f"{path.name}/{CONFIG}: r and target_modules are required.")
+    rank, targets = config["r"], config["target_modules"]
     linears = _linear_layers(model)
     suffixes = {name.rsplit(".", 1)[-1] for name in linears}
     missing = sorted(t for t in targets if t not in suffixes)
@@ -110,7 +154,68 @@ def inspect(path: Path, model) -> tuple[int, tuple[str, ...]]:
         raise AdapterInvalid(f"target modules {missing} are not linear layers of the loaded model.")
     _check_weights(path, {n: m for n, m in linears.items() if n.rsplit(".", 1)[-1] in targets},
                    rank)
-    return rank, tuple(sorted(targets))
+    return Spec(path, rank, float(config.get("lora_alpha", 8)), tuple(sorted(targets)),
+                bool(config.get("use_rslora", False)))
+
+
+def read_weights(spec: Spec) -> dict[str, torch.Tensor]:
+    """The adapter's A and B matrices (already checked by ``inspect``), read on the caller's
+    thread so the worker only copies them in."""
+    from safetensors.torch import load_file
+
+    return load_file(str(spec.path / WEIGHTS))
+
+
+def lora_config(spec: Spec):
+    """The peft config the adapter is built from: the honoured settings, no initialisation."""
+    from peft import LoraConfig
+
+    return LoraConfig(r=spec.rank, lora_alpha=spec.alpha, target_modules=list(spec.targets),
+                      use_rslora=spec.rslora, lora_dropout=0.0, bias="none",
+                      init_lora_weights=False, inference_mode=True)
+
+
+def attach(model, key: str, spec: Spec, weights: dict[str, torch.Tensor]):
+    """Add the adapter under ``key`` and copy its weights in; returns the (peft) model. Nothing
+    here runs an initialisation or writes a base weight. On failure the model is as it was."""
+    from peft import PeftModel
+    from peft.utils import set_peft_model_state_dict
+
+    wrapped = model if isinstance(model, PeftModel) else None
+    if wrapped is None:
+        wrapped = PeftModel(model, lora_config(spec), adapter_name=key)
+    else:
+        wrapped.add_adapter(key, lora_config(spec))
+    try:
+        result = set_peft_model_state_dict(wrapped, weights, adapter_name=key)
+        if result.unexpected_keys:  # inspect() allows none; a second guard costs nothing
+            raise AdapterInvalid(f"{spec.path.name}/{WEIGHTS} holds {result.unexpected_keys[0]}, "
+                                 "which the adapter does not have.")
+    except BaseException:
+        if wrapped is model:
+            wrapped.delete_adapter(key)
+        else:
+            wrapped.unload()
+        raise
+    return wrapped
+
+
+def base_digest(model) -> dict[str, int]:
+    """A cheap checksum of every base weight and buffer (LoRA layers left out), by name: equal
+    before and after an adapter load or unload, or the load touched the shared model. Summing
+    the raw bits as integers sees any changed value, in any dtype, in well under a second."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    out = {}
+    for name, t in [*base.named_parameters(), *base.named_buffers()]:
+        if ".lora_" in name:
+            continue
+        raw = t.detach().contiguous().view(-1).view(torch.uint8)
+        try:
+            words = raw.view(torch.int32)
+        except RuntimeError:  # a length or offset that is not a whole number of words
+            words = raw
+        out[name.replace(".base_layer", "")] = int(words.sum(dtype=torch.int64))
+    return out
 
 
 def _linear_layers(model) -> dict:

@@ -22,6 +22,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
 from ..config import ConfigError, Settings
 from . import native, packing, speculative
+from .adapters import Spec, attach, inspect, read_weights
 from .lean import LeanForward, joins, unsupported
 from .quantize import DENSE_ROWS, QuantLinear, dense_unsupported, quantize
 from .store import Store, file_tag, staging
@@ -40,7 +41,7 @@ class Loaded:
     device: torch.device
     dtype: torch.dtype
     context_window: int
-    adapters: tuple[str, ...]
+    adapters: dict[str, Spec]  # those named at start, checked and attached
     eos_ids: frozenset[int]
     lean: LeanForward | None = None  # the lean forward, where it runs this model
     draft: speculative.Draft | None = None  # the int4 draft of speculative decoding, if any
@@ -162,13 +163,10 @@ def load(settings: Settings) -> Loaded:
         keep_freed_memory()
     tokenizer = AutoTokenizer.from_pretrained(source)
     model = AutoModelForCausalLM.from_pretrained(source, dtype=dtype)
-    if settings.adapters:
-        from peft import PeftModel
-
-        names = list(settings.adapters)
-        model = PeftModel.from_pretrained(model, settings.adapters[names[0]], adapter_name=names[0])
-        for name in names[1:]:
-            model.load_adapter(settings.adapters[name], adapter_name=name)
+    specs = {}
+    for name, path in settings.adapters.items():  # the same checks and load as the admin API's
+        specs[name] = spec = inspect(Path(path), model)
+        model = attach(model, name, spec, read_weights(spec))
     model.to(device).eval()
     if settings.quantize != "none":
         if device.type != "cpu":  # device "auto" found a GPU
@@ -192,7 +190,7 @@ def load(settings: Settings) -> Loaded:
     if tokenizer.eos_token_id is not None:
         eos_ids.add(tokenizer.eos_token_id)
     return Loaded(model=model, tokenizer=tokenizer, model_id=model_id, device=device, dtype=dtype,
-                  context_window=int(window), adapters=tuple(settings.adapters),
+                  context_window=int(window), adapters=specs,
                   eos_ids=frozenset(eos_ids), lean=lean, draft=draft)
 
 

@@ -21,6 +21,7 @@ import torch
 
 from . import batch as kvbatch
 from . import prefill
+from .adapters import attach
 from .group import Group, offsets
 from .kvbuffer import new_cache
 from .loader import Loaded
@@ -201,23 +202,12 @@ class Runner:
         self.groups = []
 
     # -- adapters (between steps only: the worker thread calls these) -------------------
-    def add_adapter(self, key: str, path: str) -> None:
-        """Load a LoRA adapter under ``key``; on failure the model is as it was."""
-        from peft import PeftModel
-
-        if not self._is_peft:  # the first adapter wraps the base model
-            model = PeftModel.from_pretrained(self.model, path, adapter_name=key)
-            self.model = self.m.model = model.to(self.device).eval()
-            self._is_peft, self._lora_on = True, None
-            return
+    def add_adapter(self, key: str, spec, weights) -> None:
+        """Attach a checked LoRA adapter under ``key`` (``adapters.attach``: no initialisation,
+        no base weight written); on failure the model is as it was."""
         self._lora_on = None  # loading may switch layers on: set again at the next forward
-        try:
-            self.model.load_adapter(path, adapter_name=key)
-            self.model.to(self.device)
-        except BaseException:
-            if key in getattr(self.model, "peft_config", {}):
-                self.model.delete_adapter(key)
-            raise
+        self.model = self.m.model = attach(self.model, key, spec, weights).to(self.device).eval()
+        self._is_peft = True
 
     def delete_adapter(self, key: str) -> None:
         """Remove an adapter; without the last one the model is unwrapped to the plain model
