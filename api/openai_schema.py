@@ -46,6 +46,10 @@ def rejected(name: str, why: str) -> fields.Raw:
 def _text_format(value: dict) -> None:
     if value.get("type") != "text":
         raise ValidationError("Only response_format {'type': 'text'} is supported.")
+    if set(value) != {"type"}:  # e.g. a json_schema sent with type text: it would do nothing
+        extra = sorted(set(value) - {"type"})[0]
+        raise ValidationError(f"response_format of type text takes no {extra!r}: "
+                              "the reply is plain text.")
 
 
 class OpenAISchemas:
@@ -183,10 +187,18 @@ def _generation(data: dict, preset_generation: dict) -> dict:
         temperature = data.get("temperature", 1.0)
         if temperature > 0:
             given.update(do_sample=True, temperature=temperature)
-    if given.get("do_sample"):
-        for key in ("top_p", "seed"):
-            if key in data:
-                given[key] = data[key]
+    sampling = given.get("do_sample") or (
+        "temperature" not in data and preset_generation.get("do_sample", False))
+    for key in ("top_p", "seed"):
+        if key not in data or (key == "top_p" and data[key] == 1):  # top_p 1 changes nothing
+            continue
+        if not sampling:  # greedy decoding: the parameter would silently do nothing
+            why = ("temperature 0 decodes greedily" if "temperature" in data
+                   else "the preset decodes greedily")
+            raise ValidationFailed(f"{key}: {why}, so {key} would change nothing; send a "
+                                   f"temperature above 0 to sample, or leave {key} out.",
+                                   fields={key: ["Only used when sampling."]}, param=key)
+        given[key] = data[key]
     if "stop" in data:
         given["stop"] = data["stop"]
     return given

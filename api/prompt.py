@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from jinja2.exceptions import TemplateError
 
-from .exceptions import ValidationFailed
+from .exceptions import ContextLengthExceeded, ValidationFailed
 from .memory.selection import cut_points, plan_history
 from .types import Prompt
 
@@ -215,8 +215,15 @@ class PromptBuilder:
         prefix_ids = self.tokenize_text([prefix])[0] if prefix else []
         budget = context_window - max_new_tokens - len(prefix_ids)
         if prefix and budget <= 0:
-            raise ValidationFailed("The reply to continue fills the model's context window: "
-                                   "it cannot be continued.", param="messages")
+            if len(prefix_ids) < context_window:
+                raise ContextLengthExceeded(
+                    f"The reply to continue ({len(prefix_ids)} tokens) and max_new_tokens "
+                    f"({max_new_tokens}) together exceed the context window ({context_window}); "
+                    f"ask for at most {context_window - len(prefix_ids) - 1} new tokens.",
+                    param="max_new_tokens")
+            raise ValidationFailed(f"The reply to continue ({len(prefix_ids)} tokens) fills the "
+                                   f"model's context window ({context_window}): it cannot be "
+                                   "continued.", param="messages")
         roles = [m["role"] for m in messages]
         n, last = len(messages), len(messages) - 1
         head = [{"role": "system", "content": system}] if system else []
@@ -240,6 +247,11 @@ class PromptBuilder:
         costs = self._costs(messages, head, content)
         fixed = len(self._ids(head + [messages[last]], {**dict(enumerate(head_ids)),
                                                         len(head): content[last]})) - costs[last]
+        parts = {}  # what the fixed part holds, to name the cause when it alone overflows
+        if system:
+            parts["the system prompt"] = len(head_ids[0])
+        if context:
+            parts["the summary"] = len(head_ids[-1])
         short: dict[int, list[int]] = {}
         if relevance:  # a recalled reply's first tokens, and the mark that it was cut
             mark = self._content_ids([ELLIPSIS], scope)[0]
@@ -251,7 +263,8 @@ class PromptBuilder:
         while True:  # a template that is not per-message: plan again with the overflow
             plan = plan_history(roles, costs, fixed=fixed + extra, budget=budget,
                                 max_turns=max_turns, pinned=pinned, covers=covers,
-                                relevance=relevance, links=links, recalled_costs=recalled_costs)
+                                relevance=relevance, links=links, recalled_costs=recalled_costs,
+                                parts=parts)
             kept = plan.used
             sent = {i: self._whole_characters(short[i], len(short[i]) - len(mark))
                     if i in plan.shortened else content[i] for i in kept}

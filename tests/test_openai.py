@@ -86,11 +86,24 @@ def test_seeded_sampling(sdk, model_id):
     ({"logit_bias": {"50256": -100}}, "logit_bias"),  # its message once crashed str.format
     ({"temperature": 3}, "temperature"),
     ({"max_tokens": 0}, "max_tokens"),
+    # a choice that makes them meaningless: greedy decoding ignores top_p and seed
+    ({"temperature": 0, "top_p": 0.5}, "top_p"),
+    ({"temperature": 0, "seed": 3}, "seed"),
+    ({"response_format": {"type": "text", "json_schema": {"name": "x", "schema": {}}}},
+     "response_format"),
 ])
 def test_unsupported_parameters_raise_bad_request(sdk, model_id, kwargs, param):
     with pytest.raises(openai.BadRequestError) as info:
         sdk.chat.completions.create(model=model_id, messages=[user("hi")], **kwargs)
     assert info.value.body["param"] == param and info.value.body["type"] == "invalid_request_error"
+
+
+def test_parameters_that_change_nothing_under_greedy_decoding_are_accepted(sdk, model_id):
+    kwargs = dict(model=model_id, messages=[user("Hi")], max_tokens=6, temperature=0)
+    plain = sdk.chat.completions.create(**kwargs).choices[0].message.content
+    assert sdk.chat.completions.create(top_p=1, **kwargs).choices[0].message.content == plain
+    text = sdk.chat.completions.create(response_format={"type": "text"}, **kwargs)
+    assert text.choices[0].message.content == plain
 
 
 def test_unknown_model_is_not_found(sdk):

@@ -115,6 +115,23 @@ def test_context_too_long(tiny_dir, lora_dir, tmp_path_factory):
     body = {"messages": [{"role": "user", "content": "word " * 60}], "max_new_tokens": 8}
     err = assert_error(app.test_client().post("/api/chat", json=body), 400, "context_length_exceeded")
     assert "56" in err["message"]  # the budget: 64 less 8 reserved for the reply
+    assert "Shorten the latest message" in err["message"]
+    # When something else is what does not fit, the error names it, not the latest message.
+    short = [{"role": "user", "content": "Hi"}]
+    err = assert_error(app.test_client().post("/api/chat", json={
+        "messages": short, "max_new_tokens": 8, "system": "rule " * 60}), 400,
+        "context_length_exceeded")
+    assert "Shorten the system prompt" in err["message"]
+    err = assert_error(app.test_client().post("/api/chat", json={
+        "messages": [short[0], {"role": "assistant", "content": "Hello"}, short[0]],
+        "max_new_tokens": 8, "summary": {"text": "fact " * 60, "covers": 2}}), 400,
+        "context_length_exceeded")
+    assert "Shorten the summary" in err["message"]
+    # Continuing a reply: the output budget is what does not fit, and the error says so.
+    err = assert_error(app.test_client().post("/api/chat", json={
+        "messages": [short[0], {"role": "assistant", "content": "word " * 20}],
+        "max_new_tokens": 60, "continue": True}), 400, "context_length_exceeded")
+    assert "ask for at most" in err["message"] and "max_new_tokens (60)" in err["message"]
 
 
 def test_internal_error_is_json_without_traceback(tiny_dir, lora_dir, tmp_path_factory, monkeypatch):

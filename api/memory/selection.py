@@ -112,13 +112,15 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
                  max_turns: int | None = None, pinned: Sequence[int] = (), covers: int = 0,
                  relevance: Mapping[int, float] | None = None,
                  links: Mapping[int, Sequence[int]] | None = None,
-                 recalled_costs: Sequence[int | None] | None = None) -> HistoryPlan:
+                 recalled_costs: Sequence[int | None] | None = None,
+                 parts: Mapping[str, int] | None = None) -> HistoryPlan:
     """Plan the prompt's history; ``fixed`` tokens (system prompt, summary, generation prompt)
     appear whatever is kept, and ``budget`` is the context window less the output budget.
 
     ``relevance`` maps an exchange's start index to its relevance to the new message; when it
     is given, recall is on. ``links`` maps an exchange's start to the later exchanges that must
     come with it; ``recalled_costs`` is each message's cost when recalled (default: ``costs``).
+    ``parts`` names what ``fixed`` holds (``{"the summary": 812}``), for the error's message.
     Raises ContextLengthExceeded when the latest message (with the pins)
     cannot fit.
     """
@@ -145,10 +147,15 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
                 f"system prompt, the summary, the latest message and the reply's budget only "
                 f"{budget - base:g} are left. Unpin or shorten some, or ask for fewer new tokens.",
                 param="messages")
+        named = {"the latest message": cost(last), **(parts or {})}
+        largest = max(named, key=named.get)
+        listed = ", ".join(f"{name} {n:g}" for name, n in
+                           sorted(named.items(), key=lambda kv: -kv[1]))
         raise ContextLengthExceeded(
-            f"The latest message alone needs {base:g} prompt tokens, but only {budget} are "
-            f"available (context window less max_new_tokens). Shorten the message or ask for "
-            f"fewer new tokens.", param="messages")
+            f"The prompt needs {base:g} tokens before any history ({listed}, the chat "
+            f"template's markup the rest), but only {budget} are available (the context window "
+            f"less max_new_tokens). Shorten {largest} or ask for fewer new tokens.",
+            param="messages")
     available = budget - must
     skip = set(pins)
 
