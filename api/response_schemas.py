@@ -69,8 +69,16 @@ class Compaction(Schema):
     reason = fields.String(metadata={"description": "Why it failed or was not needed."})
     covers = fields.Integer(metadata={"description": "What the new summary covers."})
     folded = fields.Integer(metadata={"description": "Messages folded into it."})
-    input_dropped = fields.Integer(metadata={"description": "Folded messages too long for the "
-                                                            "summary prompt (recall still finds them)."})
+    cause = fields.String(validate=validate.OneOf(["too_long", "generation"]), metadata={
+        "description": "When it failed: too_long (a message longer than the summariser can read "
+                       "in one prompt: shorten or drop it) or generation (the model made none)."})
+    read = fields.Nested(Schema.from_dict({
+        "messages": _req(fields.Integer()), "tokens": _req(fields.Integer())}, name="SummaryRead"),
+        metadata={"description": "What the summariser read: every folded message, whole, in a "
+                                 "prompt of this many tokens."})
+    input_dropped = fields.Integer(metadata={"description": "Always 0: a compaction whose "
+                                                            "summariser could not read every "
+                                                            "folded message fails instead."})
     usage = fields.Nested(Usage, metadata={"description": "Tokens spent on it."})
     signed = fields.Boolean(metadata={"description": "False when built on an unsigned summary."})
     pending = fields.Integer(metadata={"description": "Messages still to fold, over the next "

@@ -255,6 +255,26 @@ def test_a_long_backlog_is_folded_only_as_far_as_the_summariser_can_read(mem_liv
     assert history["lost"] == history["dropped"] - history["summarised"] > 0
 
 
+def test_a_summary_never_claims_a_message_the_summariser_could_not_read(mem_live):
+    """A message longer than one summary prompt: the summariser would see none of it, so no
+    summary may cover it (it once came back ``ok`` and signed, covering what it never read)."""
+    huge = user("Logbook. " + " ".join(f"entry{i} fine" for i in range(700)))
+    body = call(mem_live, "/api/summarize", {"messages": [huge, assistant("Stored.")]},
+                expect=400)
+    assert body["error"]["code"] == "context_length_exceeded"
+    assert "message 0 alone" in body["error"]["message"]
+    # After a reply, the same history compacts only as far as what it can read: here, nothing.
+    messages = [huge, assistant("Stored."), *long_chat(6), user("And now?")]
+    body = call(mem_live, "/api/chat", {"messages": messages, "max_turns": 50})
+    comp = body["compaction"]
+    assert comp["status"] == "failed" and comp["cause"] == "too_long" and "summary" not in body
+    # Readable messages: the report says what was read, and it is everything folded.
+    body = call(mem_live, "/api/summarize", {"messages": long_chat(3)})
+    comp = body["compaction"]
+    assert comp["status"] == "ok" and comp["read"]["messages"] == comp["folded"] > 0
+    assert comp["input_dropped"] == 0 and comp["read"]["tokens"] > 6 * 12
+
+
 def model_id(server) -> str:
     with urllib.request.urlopen(server.url + "/v1/models") as resp:
         return json.load(resp)["data"][0]["id"]

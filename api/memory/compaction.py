@@ -3,10 +3,11 @@
 It runs on the engine like any generation (so it waits its turn, and never before the reply's
 last token), with the preset's summary instruction. It folds only what the summariser can read
 in one prompt, oldest first (a longer backlog is folded over the next turns), and never a pinned
-message: those are listed in the summary's ``kept`` and stay verbatim. A summary built on one the
-server did not sign comes back unsigned. A failed or empty summary replaces nothing: the reply
-says so, and the client keeps its old summary and its messages.
-"""
+message: those are listed in the summary's ``kept`` and stay verbatim. It covers only what the
+summariser read: a message too long to read in one prompt, or a prompt that had to be trimmed
+after all, fails the compaction rather than produce a summary claiming what it never saw. A
+summary built on one the server did not sign comes back unsigned. A failed or empty summary
+replaces nothing: the reply says so, and the client keeps its old summary and its messages."""
 
 from __future__ import annotations
 
@@ -50,7 +51,13 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     system = preset.summary_instruction
     if prose_before:
         system += "\n\nThe summary so far:\n" + prose_before
-    covers = _readable_until(messages, start, until, eng, system, preset.summary_max_tokens)
+    covers, blocker = _readable_until(messages, start, until, eng, system,
+                                      preset.summary_max_tokens)
+    if blocker is not None:
+        index, size, room = blocker
+        return _failed(f"message {index} alone is about {size} tokens, more than the summariser "
+                       f"can read in one prompt ({room}), so it cannot be summarised",
+                       cause="too_long")
     span = range(start, covers)
     folded = [{"role": messages[i]["role"], "content": messages[i]["content"]} for i in span
               if not messages[i].get("pinned")]
@@ -70,13 +77,17 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
         return _failed(f"the summary generation failed: {err.message}")
     if gen.finish_reason == "cancelled":  # its client left (``Generation.join``)
         return _failed("the client left while the summary was being written")
+    if prompt.report.dropped:  # trimmed after all: it would claim messages it never read
+        return _failed(f"the summariser could read only {len(folded) - prompt.report.dropped} "
+                       f"of the {len(folded)} messages to fold")
     prose = sm.clean_prose(gen.text)
     if not prose:
         return _failed("the model returned an empty summary")
     text = _fit(prose, eng)
     made = sm.Summary(text, covers, None, kept)
     compaction = {"status": "ok", "covers": covers, "folded": len(folded),
-                  "input_dropped": prompt.report.dropped, "usage": gen.usage.as_dict(),
+                  "read": {"messages": len(folded), "tokens": len(prompt.ids)},
+                  "input_dropped": 0, "usage": gen.usage.as_dict(),
                   "signed": previous is None or previous_signed}
     if compaction["signed"]:
         made = sm.Summary(text, covers, current_app.extensions["memory"].signer.sign(
@@ -90,9 +101,10 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
 
 
 def _readable_until(messages: list[dict], start: int, until: int, eng, system: str,
-                    max_new: int) -> int:
+                    max_new: int) -> tuple[int, tuple[int, int, int] | None]:
     """The end of the longest run of whole exchanges from ``start`` that the summariser can read
-    in one prompt (at least one exchange, which the prompt may then have to trim)."""
+    in one prompt; when not even the first exchange fits, ``start`` and what blocks it
+    (message index, its tokens, the room)."""
     fixed, *sizes = eng.count_tokens(system + "\n" + ASK,
                                      *(m["content"] for m in messages[start:until]))
     room = eng.context_window - max_new - fixed - 4 * _OVERHEAD
@@ -103,12 +115,8 @@ def _readable_until(messages: list[dict], start: int, until: int, eng, system: s
         if not messages[i].get("pinned"):
             spent += size + _OVERHEAD
         if spent > room:
-            return end if end > start else _next_user(messages, start, until)
-    return until
-
-
-def _next_user(messages: list[dict], start: int, until: int) -> int:
-    return next((i for i in range(start + 1, until) if messages[i]["role"] == "user"), until)
+            return end, None if end > start else (i, size, room)
+    return until, None
 
 
 def _fit(prose: str, eng) -> str:
@@ -123,6 +131,9 @@ def _fit(prose: str, eng) -> str:
         room = room * 3 // 4 or 1
 
 
-def _failed(reason: str) -> dict:
-    return {"compaction": {"status": "failed", "reason": reason + "; nothing was replaced: "
-                           "keep the previous summary and the messages."}}
+def _failed(reason: str, cause: str = "generation") -> dict:
+    """``cause``: ``too_long`` when the messages themselves cannot be summarised (the client's
+    to fix), ``generation`` when the model made none (worth retrying)."""
+    return {"compaction": {"status": "failed", "cause": cause,
+                           "reason": reason + "; nothing was replaced: keep the previous "
+                                              "summary and the messages."}}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify
 
 from ..errors import error_body
-from ..exceptions import SummaryFailed, ValidationFailed
+from ..exceptions import ContextLengthExceeded, SummaryFailed, ValidationFailed
 from ..memory import compaction
 from ..service import after_reply, check_summary, engine, event_stream, prepare, read_json, sse, start
 
@@ -73,6 +73,9 @@ def summarize():
     signed = previous is not None and check_summary(previous, req["messages"], preset)
     result = compaction.summarize(req["messages"], req["covers"], previous, preset,
                                   previous_signed=signed)
+    if result["compaction"].get("cause") == "too_long":
+        raise ContextLengthExceeded("No summary was made: " + result["compaction"]["reason"],
+                                    param="messages")
     if result["compaction"]["status"] == "failed":
         raise SummaryFailed("No summary was made: " + result["compaction"]["reason"],
                             headers={"Retry-After": "1"})
