@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 import threading
@@ -136,8 +137,10 @@ def register_security(app: Flask, settings: Settings) -> None:
             g.client = "metrics"
             return None
         if keys:
-            client = "key:" + str(check_key(keys, client))
+            index = check_key(keys, client)
+            client = "key:" + str(index)
             g.tenant = client  # whose caches it may use (``service.tenant``): a checked key only
+            g.principal = hashlib.sha256(keys[index]).hexdigest()  # summaries are bound to it
         g.client = client
         if limiter is not None:
             wait = limiter.take(client)

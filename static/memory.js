@@ -81,7 +81,7 @@ export function initMemory(app) {
     line("", `pinned: ${n(r.pinned) ? r.pinned.map((i) => "#" + (i + 1)).join(", ") : "none"}`);
     line("", `recalled: ${n(r.recalled) ? r.recalled.map((i) => "#" + (i + 1)).join(", ") : "none"}`);
     line("", r.summary ? `summary: covers ${r.summary.covers} message(s), ` +
-      (r.summary.signed ? "signed, placed as system context" : "unsigned, placed as plain context")
+      (r.summary.signed ? "signed, placed as context" : "unsigned, placed as plain context")
       : "summary: none");
     line("", `kept verbatim: ${r.used} of ${r.received} message(s), the recent ones from #${r.first_used + 1}`);
     line("", `summarised: ${r.summarised}`);
@@ -93,7 +93,7 @@ export function initMemory(app) {
   // The text that reaches the model, part by part, each marked with why it is there; a
   // message's number shows it in the conversation.
   function seen(parts, ids) {
-    const labels = { system: "system prompt", context: "context (unsigned summary)",
+    const labels = { system: "system prompt", context: "summary (context, not instructions)",
                      pinned: "pinned", recalled: "recalled", recent: "recent", latest: "your new message" };
     const list = el("ol", "seen");
     list.setAttribute("aria-label", "What the model will see, in order");

@@ -100,7 +100,7 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     assert "kept" in sent and sent["kept"] == []  # nothing was pinned when it was made
     last = stored(page)[0]["messages"][-1]
     assert last["report"]["summary"] == {"covers": sent["covers"], "signed": True,
-                                         "placement": "system"}
+                                         "placement": "context"}
     # Edited by hand: unsigned, marked so, and placed as plain context.
     page.click("#mem-edit")
     page.fill("#mem-summary-text", "Ursula's code is 8812. She likes jazz.")

@@ -33,11 +33,16 @@ def test_signature_verifies_only_the_exact_summary_for_the_exact_messages_and_pr
     assert not ok(Summary("Ada likes tea.", 2, None))  # unsigned
     assert not ok(Summary("Ada likes tea.", 2, sig + "0"))
     assert not ok(Summary("Ada likes tea.", 2, "\u00e9t\u00e9"))  # not even ASCII
+    # Bound to the caller's key: another key replaying the same messages gets no signature.
+    theirs = signer.sign(made, COVERED, "default", holder="key-a")
+    assert signer.verify(Summary("Ada likes tea.", 2, theirs), COVERED, "default", "key-a")
+    assert not signer.verify(Summary("Ada likes tea.", 2, theirs), COVERED, "default", "key-b")
+    assert not signer.verify(Summary("Ada likes tea.", 2, theirs), COVERED, "default")
 
 
 def test_a_former_ledger_is_split_from_the_prose():
     """Summaries made before the ledger was removed still carry one: its lines are the user's
-    words and are told apart from the prose, which alone gets system authority."""
+    words and are told apart from the prose."""
     text = ("Priya is planning a trip.\n\n" + LEDGER_HEADING
             + "\n- My name is Priya.\n- I prefer tea.")
     assert split(text) == ("Priya is planning a trip.", ["My name is Priya.", "I prefer tea."])

@@ -43,7 +43,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     """Fold ``messages[previous.covers:until]`` (pins excepted), oldest first and as far as the
     summariser can read at once, into ``previous``; return ``{"compaction", "summary"}``, or a
     failed compaction and no summary."""
-    from ..service import Generation, engine, tenant
+    from ..service import Generation, engine, holder, tenant
 
     eng = engine()
     start = previous.covers if previous else 0
@@ -91,7 +91,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
                   "signed": previous is None or previous_signed}
     if compaction["signed"]:
         made = sm.Summary(text, covers, current_app.extensions["memory"].signer.sign(
-            made, messages, preset.name), kept)
+            made, messages, preset.name, holder()), kept)
     else:
         compaction["reason"] = ("built on a summary this server did not sign, so it is not "
                                 "signed either (it is placed as plain context)")

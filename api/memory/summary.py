@@ -47,23 +47,30 @@ class Summary:
 
 
 class Signer:
-    """HMAC-SHA256 over a summary's text, ``covers``, ``kept``, the preset it was made under and
-    a digest of the messages it covers: valid for exactly those messages under that preset."""
+    """HMAC-SHA256 over a summary's text, ``covers``, ``kept``, the preset it was made under,
+    the caller it was made for (``holder``: a digest of the API key) and a digest of the
+    messages it covers: valid for exactly those messages, under that preset, for that key.
+
+    A signature proves integrity and origin only: this server wrote this text for these
+    messages. It grants the text no authority: the summary is made of the client's words
+    (the model wrote it from them), so it is always placed as context, never as system text."""
 
     def __init__(self, key: bytes):
         self._key = key
 
-    def sign(self, summary: Summary, messages: Sequence[dict], preset: str) -> str:
+    def sign(self, summary: Summary, messages: Sequence[dict], preset: str,
+             holder: str = "") -> str:
         """Sign ``summary`` for the first ``summary.covers`` of ``messages``."""
-        payload = json.dumps(["mnemo-summary-v2", preset, summary.covers, list(summary.kept),
-                              summary.text, _digest(messages[:summary.covers])],
-                             separators=(",", ":"))
-        return "v2." + hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()
+        payload = json.dumps(["mnemo-summary-v3", preset, holder, summary.covers,
+                              list(summary.kept), summary.text,
+                              _digest(messages[:summary.covers])], separators=(",", ":"))
+        return "v3." + hmac.new(self._key, payload.encode(), hashlib.sha256).hexdigest()
 
-    def verify(self, summary: Summary, messages: Sequence[dict], preset: str) -> bool:
+    def verify(self, summary: Summary, messages: Sequence[dict], preset: str,
+               holder: str = "") -> bool:
         if not summary.signature or len(messages) < summary.covers:
             return False
-        expected = self.sign(summary, messages, preset)
+        expected = self.sign(summary, messages, preset, holder)
         return hmac.compare_digest(expected.encode(), summary.signature.encode("utf-8", "replace"))
 
 
