@@ -86,7 +86,7 @@ def test_server_summary_is_stored_edited_and_travels_with_export(context, live):
     # History was dropped (max_turns): the server compacted and the page kept its summary.
     conv = stored(page)[0]
     summary = conv["summary"]
-    assert summary["signature"].startswith("v2.")
+    assert summary["signature"].startswith("v3.")
     page.click("#toggle-memory")
     expect(page.locator("#mem-summary-state")).to_have_text("(written by the server, signed)")
     expect(page.locator("#mem-summary-text")).to_have_value(summary["text"])
