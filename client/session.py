@@ -176,6 +176,9 @@ class Session:
         if compaction.get("status") == "failed":
             reply["compaction"] = compaction
         summary = done.get("summary")
+        if summary and summary["covers"] > len(ids):
+            raise transport.BadReply(f"a summary covering {summary['covers']} messages; "
+                                     f"{len(ids)} were sent")
 
         def change(conv):
             _place(conv, user_id, reply, "ok")

@@ -151,12 +151,44 @@ class Store:
         return name
 
 
+MESSAGE_TYPES = {"id": str, "role": str, "content": str, "parent": (str, type(None)),
+                 "pinned": bool, "status": str, "title": str}
+
+
 def check_conversation(data: object) -> dict:
+    """A conversation as the page exports it, checked before anything is written or used: the
+    types of what the client reads, unique ids, parents that exist, and no parent cycle."""
     if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(
             data.get("messages"), list):
         raise ValueError("not a Mnemo conversation (the page's export format)")
-    if not all(isinstance(m, dict) and isinstance(m.get("id"), str) for m in data["messages"]):
-        raise ValueError("not a Mnemo conversation: every message needs an id")
+    if not isinstance(data.get("title", ""), str):
+        raise ValueError("not a Mnemo conversation: its title is not text")
+    ids = set()
+    for n, m in enumerate(data["messages"], 1):
+        if not isinstance(m, dict):
+            raise ValueError(f"not a Mnemo conversation: message {n} is not an object")
+        for key, kinds in MESSAGE_TYPES.items():
+            if key in m and not isinstance(m[key], kinds):
+                raise ValueError(f"not a Mnemo conversation: message {n}'s {key} has the wrong "
+                                 f"type ({type(m[key]).__name__})")
+        if not isinstance(m.get("id"), str) or m["id"] in ids:
+            raise ValueError(f"not a Mnemo conversation: message {n} needs an id of its own")
+        if m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str):
+            raise ValueError(f"not a Mnemo conversation: message {n} needs a role (user or "
+                             "assistant) and text content")
+        ids.add(m["id"])
+    parents = {m["id"]: m.get("parent") for m in data["messages"]}
+    if any(p is not None and p not in ids for p in parents.values()):
+        raise ValueError("not a Mnemo conversation: a message's parent is not in it")
+    rooted: set[str] = set()  # messages whose chain of parents is known to end
+    for start in parents:  # follow each chain of parents: it must end, never come back
+        seen, current = set(), start
+        while current is not None and current not in rooted:
+            if current in seen:
+                raise ValueError("not a Mnemo conversation: its messages' parents form a cycle")
+            seen.add(current)
+            current = parents.get(current)
+        rooted |= seen
     return upgrade(data)
 
 

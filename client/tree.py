@@ -44,6 +44,8 @@ def subtree(conv: dict, message_id: str) -> set[str]:
     out, todo = set(), [message_id]
     while todo:
         current = todo.pop()
+        if current in out:  # a cycle (imports are checked for them; this never loops anyway)
+            continue
         out.add(current)
         todo.extend(m["id"] for m in conv["messages"] if m.get("parent") == current)
     return out
