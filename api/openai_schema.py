@@ -52,6 +52,26 @@ def _text_format(value: dict) -> None:
                               "the reply is plain text.")
 
 
+def _ignored(field: fields.Field, why: str) -> fields.Field:
+    field.metadata["description"] = f"Accepted and ignored: {why}"
+    return field
+
+
+_IGNORED = {
+    "store": _ignored(StrictBoolean(allow_none=True), "completions are never stored here."),
+    "metadata": _ignored(fields.Dict(
+        keys=fields.String(validate=validate.Length(max=64)),
+        values=fields.String(validate=validate.Length(max=512)), allow_none=True,
+        validate=validate.Length(max=16)), "nothing is stored to attach it to."),
+    "service_tier": _ignored(fields.String(allow_none=True, validate=validate.OneOf(
+        ["auto", "default", "flex", "scale", "priority"])), "this server has one tier."),
+    "reasoning_effort": _ignored(fields.String(allow_none=True, validate=validate.OneOf(
+        ["none", "minimal", "low", "medium", "high"])), "the model does not reason first."),
+    "parallel_tool_calls": _ignored(StrictBoolean(allow_none=True),
+                                    "without tools (refused) no tool is called."),
+}
+
+
 class OpenAISchemas:
     def __init__(self, settings: Settings, presets: dict):
         self.settings = settings
@@ -104,6 +124,10 @@ class OpenAISchemas:
             "stream": StrictBoolean(allow_none=True),
             "stream_options": fields.Dict(allow_none=True),
             "user": fields.String(allow_none=True),
+            # Accepted and ignored: they change nothing on this server (nothing is stored, there
+            # is one service tier, the model does not reason, no tools are called), and
+            # off-the-shelf clients send them.
+            **_IGNORED,
             "truncation": fields.String(validate=validate.OneOf(["auto", "disabled"])),
             "mnemo": fields.Nested(extension, allow_none=True, metadata={
                 "description": "Mnemo's memory extension (pins, summary, compaction, recall, "

@@ -106,6 +106,18 @@ def test_parameters_that_change_nothing_under_greedy_decoding_are_accepted(sdk, 
     assert text.choices[0].message.content == plain
 
 
+def test_fields_that_change_nothing_here_are_accepted(sdk, model_id):
+    kwargs = dict(model=model_id, messages=[user("Hi")], max_tokens=6, temperature=0)
+    plain = sdk.chat.completions.create(**kwargs).choices[0].message.content
+    reply = sdk.chat.completions.create(
+        store=False, metadata={"job": "nightly"}, service_tier="auto", reasoning_effort="low",
+        parallel_tool_calls=False, **kwargs)
+    assert reply.choices[0].message.content == plain
+    with pytest.raises(openai.BadRequestError) as info:  # still checked
+        sdk.chat.completions.create(service_tier="gold", **kwargs)
+    assert info.value.body["param"] == "service_tier"
+
+
 def test_unknown_model_is_not_found(sdk):
     with pytest.raises(openai.NotFoundError) as info:
         sdk.chat.completions.create(model="gpt-9", messages=[user("hi")])
