@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Flask
 
+from .admission import CpuGate, yield_to_engine
 from .config import Settings
 from .engine import Engine
 from .errors import register_error_handlers
@@ -40,6 +41,10 @@ def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool 
     app.extensions["schemas"] = Schemas(settings, presets)
     app.extensions["openai_schemas"] = OpenAISchemas(settings, presets)
     app.extensions["memory"] = Memory.from_settings(settings)
+    # A request's own CPU work waits its turn and yields to the engine (api/admission.py).
+    app.extensions["cpu_gate"] = CpuGate(max_waiting=settings.max_queue,
+                                         wait=settings.generation_timeout)
+    app.before_request(yield_to_engine)
 
     if settings.proxy_hops:  # client addresses from X-Forwarded-For, as many hops as trusted
         from werkzeug.middleware.proxy_fix import ProxyFix

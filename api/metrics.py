@@ -72,7 +72,8 @@ class Metrics:
 
 @bp.get("/metrics")
 def metrics():
-    lines = current_app.extensions["engine"].metric_lines()
+    lines = (current_app.extensions["engine"].metric_lines()
+             + current_app.extensions["cpu_gate"].metric_lines())
     text = current_app.extensions["metrics"].render(lines)
     return Response(text, mimetype="text/plain; version=0.0.4")
 

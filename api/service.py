@@ -205,8 +205,19 @@ def adapter_of(req: ChatRequest) -> str | None:
                          param="model")
 
 
+def cpu_work():
+    """Admission for a request's own CPU work (``admission.CpuGate``): a context manager."""
+    return current_app.extensions["cpu_gate"].admit()
+
+
 def prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
-    """Check readiness and the adapter once, place the summary, and build the prompt."""
+    """Check readiness and the adapter once, place the summary, and build the prompt, once
+    admitted as CPU work (``cpu_work``)."""
+    with cpu_work():
+        return _prepare(req, with_text=with_text)
+
+
+def _prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     eng = engine()
     eng.require_ready()
     adapter = adapter_of(req)

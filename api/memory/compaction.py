@@ -43,7 +43,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     """Fold ``messages[previous.covers:until]`` (pins excepted), oldest first and as far as the
     summariser can read at once, into ``previous``; return ``{"compaction", "summary"}``, or a
     failed compaction and no summary."""
-    from ..service import Generation, engine, holder, tenant
+    from ..service import Generation, cpu_work, engine, holder, tenant
 
     eng = engine()
     start = previous.covers if previous else 0
@@ -51,8 +51,9 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     system = preset.summary_instruction
     if prose_before:
         system += "\n\nThe summary so far:\n" + prose_before
-    covers, blocker = _readable_until(messages, start, until, eng, system,
-                                      preset.summary_max_tokens)
+    with cpu_work():
+        covers, blocker = _readable_until(messages, start, until, eng, system,
+                                          preset.summary_max_tokens)
     if blocker is not None:
         index, size, room = blocker
         return _failed(f"message {index} alone is about {size} tokens, more than the summariser "
@@ -67,9 +68,10 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
         return {"compaction": {"status": "not_needed", "reason": "nothing to fold but pins"}}
     params = SamplingParams(max_new_tokens=preset.summary_max_tokens, repetition_penalty=1.1)
     try:
-        prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}], system=system,
-                                  max_new_tokens=params.max_new_tokens, max_turns=None,
-                                  tenant=tenant())
+        with cpu_work():
+            prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}],
+                                      system=system, max_new_tokens=params.max_new_tokens,
+                                      max_turns=None, tenant=tenant())
         gen = Generation(prompt.ids, params, None, summary=True).join()
     except ContextLengthExceeded as err:
         return _failed(f"the summary prompt does not fit: {err.message}")

@@ -1,0 +1,107 @@
+"""A request's own CPU work (tokenizing, recall, previews, summaries) waits its turn and yields
+to the engine: ``api/admission.py``, in-process and through the app."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+
+from api.admission import REQUEST_NICENESS, CpuGate
+from api.exceptions import Overloaded
+from tests.helpers import assistant, user
+
+
+def hold(gate: CpuGate, entered: threading.Event, release: threading.Event) -> threading.Thread:
+    def work():
+        with gate.admit():
+            entered.set()
+            release.wait(30)
+    thread = threading.Thread(target=work)
+    thread.start()
+    assert entered.wait(30)
+    return thread
+
+
+def test_the_gate_admits_its_slots_queues_the_next_and_refuses_past_the_queue():
+    gate = CpuGate(slots=1, max_waiting=1, wait=30)
+    release = threading.Event()
+    first = hold(gate, threading.Event(), release)
+    waited, done = threading.Event(), threading.Event()
+
+    def wait_then_hold():
+        with gate.admit():
+            waited.set()
+            done.wait(30)
+
+    second = threading.Thread(target=wait_then_hold)
+    second.start()
+    while gate.waiting == 0:  # the second request is waiting for the slot
+        second.join(0.01)
+    with pytest.raises(Overloaded) as info:  # the third finds the queue full
+        with gate.admit():
+            pass
+    assert info.value.status == 429 and info.value.headers["Retry-After"] == "1"
+    release.set()
+    first.join(30)
+    assert waited.wait(30) and gate.active == 1
+    done.set()
+    second.join(30)
+    assert gate.active == gate.waiting == 0
+
+
+def test_waiting_longer_than_allowed_is_a_429_not_a_hang():
+    gate = CpuGate(slots=1, max_waiting=4, wait=0.2)
+    release = threading.Event()
+    first = hold(gate, threading.Event(), release)
+    with pytest.raises(Overloaded, match="within 0.2 s"):
+        with gate.admit():
+            pass
+    release.set()
+    first.join(30)
+    with gate.admit():  # free again
+        assert gate.active == 1
+
+
+def test_previews_count_toward_the_queue_and_threads_yield_to_the_engine(app, monkeypatch):
+    """Two previews hold both slots; with no queue (the app's max_queue is 4: four wait), the
+    next ones wait, and past the queue a preview is a JSON 429 with Retry-After."""
+    from api import service
+
+    gate = app.extensions["cpu_gate"]
+    release, busy = threading.Event(), threading.Semaphore(0)
+    real = service._prepare
+
+    def slow(req, **kw):
+        busy.release()
+        release.wait(30)
+        return real(req, **kw)
+
+    monkeypatch.setattr(service, "_prepare", slow)
+    body = {"messages": [user("My dog is Rex."), assistant("Nice."), user("Dog's name?")]}
+    results, nice = [], []
+
+    def preview():
+        resp = app.test_client().post("/api/chat/preview", json=body)
+        nice.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        results.append((resp.status_code, resp.get_json(), resp.headers.get("Retry-After")))
+
+    threads = [threading.Thread(target=preview) for _ in range(2 + gate.max_waiting)]
+    for t in threads:
+        t.start()
+    for _ in range(2):
+        assert busy.acquire(timeout=30)
+    while gate.waiting < gate.max_waiting:
+        threads[0].join(0.01)
+    status, err, retry = (lambda r: (r.status_code, r.get_json(), r.headers.get("Retry-After")))(
+        app.test_client().post("/api/chat/preview", json=body))
+    assert status == 429 and err["error"]["code"] == "overloaded" and retry == "1"
+    metrics = app.test_client().get("/metrics").get_data(as_text=True)
+    assert "mnemo_cpu_work_active 2" in metrics
+    assert f"mnemo_cpu_work_waiting {gate.max_waiting}" in metrics
+    release.set()
+    for t in threads:
+        t.join(60)
+    assert [r[0] for r in results] == [200] * len(threads)
+    assert nice and all(n >= REQUEST_NICENESS for n in nice)  # each request thread yielded
