@@ -18,7 +18,6 @@ import os
 import platform
 import random
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
@@ -26,7 +25,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from bench.servers import ROOT
+from bench.servers import ROOT, running
 from bench.stalls import WORDS, server
 
 med = statistics.median
@@ -98,17 +97,12 @@ def main() -> None:
     args = parser.parse_args()
     logs = Path(tempfile.mkdtemp(prefix="mnemo-cpu-work-"))
     old = logs / "baseline"
-    subprocess.run(["git", "worktree", "add", "--detach", str(old), args.baseline], cwd=ROOT,
-                   check=True, capture_output=True)
     servers = [server("this checkout", args.port, ROOT),
                server(f"baseline {args.baseline}", args.port + 1, old)]
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs; {time.strftime('%Y-%m-%d')}; "
           f"runs: {args.runs}; preview clients: {args.previews}; logs: {logs}\n")
-    try:
+    with running(servers, logs, args.baseline, old):
         for s in servers:
-            s.start(logs)
-        for s in servers:
-            s.wait_ready()
             stream_rate(s.base)  # warm
         got = {s.name: [] for s in servers}
         for run in range(args.runs):
@@ -128,11 +122,6 @@ def main() -> None:
                   f"{med(b for _, b, _ in rows):.1f} | {med(ratios):.2f}x ("
                   + ", ".join(f"{r:.2f}" for r in ratios)
                   + f") | {med(p for _, _, p in rows):.1f} |")
-    finally:
-        for s in servers:
-            s.stop()
-        subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT,
-                       capture_output=True)
 
 
 if __name__ == "__main__":

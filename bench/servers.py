@@ -7,11 +7,13 @@ loading the same converted safetensors directory in fp32.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -126,3 +128,26 @@ def transformers_serve(port: int, model_dir: Path, continuous_batching: bool) ->
         name += " --continuous-batching"
     return Server(name, port, str(model_dir), cmd, env={"HF_HUB_OFFLINE": "1"},
                   ready_path="/v1/models")
+
+
+@contextlib.contextmanager
+def running(servers: list[Server], log_dir: Path, ref: str | None = None,
+            baseline: Path | None = None) -> Iterator[None]:
+    """Check out ``ref`` at ``baseline`` (a detached git worktree) if given, start ``servers``
+    and wait until each is ready; stop them all and remove the worktree on the way out."""
+    if ref is not None:
+        subprocess.run(["git", "worktree", "add", "--detach", str(baseline), ref], cwd=ROOT,
+                       check=True, capture_output=True)
+    try:
+        for s in servers:
+            s.start(log_dir)
+        for s in servers:
+            s.wait_ready()
+        yield
+    finally:
+        for s in servers:
+            s.stop()
+        if ref is not None:
+            subprocess.run(["git", "worktree", "remove", "--force", str(baseline)], cwd=ROOT,
+                           capture_output=True)
+
