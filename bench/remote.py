@@ -111,11 +111,42 @@ def concurrent(client, requests: list[tuple[str, dict]]) -> tuple[float, float]:
     return statistics.median(r[0] for r in results), sum(r[1] for r in results) / wall
 
 
+def features(client: httpx.Client, front: str) -> None:
+    """What the front asks of the engine beyond plain greedy decoding: each must work."""
+    print("## Features through the front\n")
+    convo = CONVERSATIONS[4]
+    checks = []
+    resp = client.post(front + "/api/chat", json={"messages": convo, "max_new_tokens": 24,
+                                                 "repetition_penalty": 1.2})
+    checks.append(("repetition penalty", resp.status_code == 200, resp.status_code))
+    history = []
+    for i in range(4):
+        history += [{"role": "user", "content": f"Fact {i}: my cousin {i} lives in city {i}."},
+                    {"role": "assistant", "content": f"Noted, cousin {i}."}]
+    resp = client.post(front + "/api/summarize", json={"messages": history})
+    summary = resp.json().get("summary") or {} if resp.status_code == 200 else {}
+    checks.append(("summary (/api/summarize)", bool(summary.get("signature")), resp.status_code))
+    for seed in (7, 2**32 - 1, 2**63 - 1):
+        replies = {client.post(front + "/api/chat", json={
+            "messages": convo, "max_new_tokens": 16, "do_sample": True, "temperature": 1.0,
+            "seed": seed}).json()["message"]["content"] for _ in range(2)}
+        checks.append((f"seed {seed} reproduces", len(replies) == 1, replies))
+    resp = client.post(front + "/api/chat", json={"messages": convo, "max_new_tokens": 24,
+                                                 "stop": ["name"]})
+    text = resp.json()["message"]["content"]
+    checks.append(("stop string", "name" not in text, text[:40]))
+    for name, ok, detail in checks:
+        print(f"- {name}: {'ok' if ok else 'FAILED'} ({detail!r})")
+    print(f"\n{sum(ok for _, ok, _ in checks)} of {len(checks)} work.\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=("vllm", "llama.cpp", "mnemo"), default="vllm")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--checks-only", action="store_true",
+                        help="greedy equality and features, no overhead measurement")
     args = parser.parse_args()
     model_dir = dequantized_dir(embedded_gguf(), CACHE, embedded_tag())
     prompts = PromptBuilder(AutoTokenizer.from_pretrained(model_dir))
@@ -151,6 +182,9 @@ def main() -> None:
                 mark += f" (the engine's first, uncached answer: {first!r})"
             print(f"- {convo[-1]['content'][:40]!r} ({len(ids)} ids): {b[:60]!r} … {mark}")
         print(f"\n{same} of {len(CONVERSATIONS)} identical.\n")
+        features(client, front.base)
+        if args.checks_only:
+            return
 
         print(f"## Overhead: {args.tokens} new tokens, greedy, streamed; medians of {args.runs} "
               "alternating rounds\n")

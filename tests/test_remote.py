@@ -342,6 +342,7 @@ def test_a_remote_not_up_yet_is_waited_for_and_readyz_follows_it(tiny_dir, lora_
             code, _, out = post(server.url + "/api/chat", {"messages": [user("hi")],
                                                            "max_new_tokens": 4})
             assert code == 200, out
+            window = get_json(server.url + "/api/config")[2]["context_window"]
             # Killed mid-stream: a clean error event, nothing hangs.
             done = threading.Event()
             events: list = []
@@ -367,8 +368,10 @@ def test_a_remote_not_up_yet_is_waited_for_and_readyz_follows_it(tiny_dir, lora_
             assert "Retry-After" in headers
             time.sleep(1.1)  # past the health answer's cache
             assert get_json(server.url + "/readyz")[0] == 503
-        # Back: the front serves again within a second of the remote's return.
-        with gunicorn_engine(tiny_dir, lora_dir, tmp, port=port, MNEMO_API_KEYS="") as (_, url):
+        # Back, restarted with a smaller context: the front serves again within a second of
+        # the remote's return, and plans for the context the remote has now.
+        with gunicorn_engine(tiny_dir, lora_dir, tmp, port=port, MNEMO_API_KEYS="",
+                             MNEMO_CONTEXT_WINDOW="256") as (_, url):
             wait_http(url + "/readyz", timeout=60)
             back = time.monotonic()
             code, _, out = post(server.url + "/api/chat", {"messages": [user("hi")],
@@ -376,6 +379,12 @@ def test_a_remote_not_up_yet_is_waited_for_and_readyz_follows_it(tiny_dir, lora_
             assert code == 200, out
             wait_http(server.url + "/readyz", timeout=5)
             assert time.monotonic() - back < 1.5
+            assert window > 256 == get_json(server.url + "/api/config")[2]["context_window"]
+            history = [user("word " * 150), assistant("ok"), user("word " * 150), assistant("ok"),
+                       user("And now?")]
+            code, _, out = post(server.url + "/api/chat", {"messages": history,
+                                                           "max_new_tokens": 8})
+            assert code == 200 and out["history"]["dropped"] > 0, out  # trimmed, not refused
     finally:
         server.close()
         app.extensions["engine"].stop()
@@ -506,3 +515,22 @@ def test_with_every_connection_busy_the_next_request_gets_a_429_at_once(tokenize
                 assert headers["Retry-After"] == "1" and time.monotonic() - started < 3
             finally:
                 release.set()
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**32 - 1, 2**32, 2**63 - 1])
+def test_llama_cpp_requests_stay_within_what_llama_server_accepts(seed):
+    """llama-server refuses repeat_last_n below 0 (a summary's repetition penalty once failed
+    every compaction there) and reads 0xFFFFFFFF, a seed's only 32 bits it keeps, as "random".
+    Checked live by ``scripts/engine-check --engine llama.cpp`` (docs/deploy.md)."""
+    from api.remote.wire import LlamaCppWire, Served
+    from api.types import SamplingParams
+
+    ids = list(range(40))
+    body = LlamaCppWire().body(ids, SamplingParams(max_new_tokens=24, do_sample=True, seed=seed,
+                                                   repetition_penalty=1.1),
+                               Served("m", 1024, {}), None)
+    assert body["repeat_penalty"] == 1.1 and body["repeat_last_n"] == 64  # the whole request
+    assert 0 <= body["seed"] < 2**32 - 1
+    other = LlamaCppWire().body(ids, SamplingParams(do_sample=True, seed=seed + 1),
+                                Served("m", 1024, {}), None)
+    assert other["seed"] != body["seed"]  # neighbouring seeds stay distinct

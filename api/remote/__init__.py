@@ -105,6 +105,10 @@ class RemoteEngine(Backend):
         self.seconds: Counter[str] = Counter()
         self.in_flight = 0
         self._health: tuple[float, str | None] = (0.0, None)
+        # Set when the remote was unreachable or unhealthy: it may have restarted with another
+        # context size or model, so it is described and probed again before it is used.
+        self._stale = False
+        self._refresh_lock = threading.Lock()
 
     @property
     def kind(self) -> str:
@@ -233,6 +237,32 @@ class RemoteEngine(Backend):
                     "blocking behind Mnemo's seam. Leave it out, or use the embedded engine.",
                     param=name)
 
+    def require_ready(self) -> None:
+        """Ready, and described again if it was down: every request checks this before its
+        prompt is planned, so it is planned for the remote as it is now."""
+        super().require_ready()
+        self._refresh_if_stale()
+
+    def _refresh_if_stale(self) -> None:
+        """After an outage, describe and probe the remote again (``_connect``): a restart
+        with a smaller context is planned for, one with another tokenizer stops serving."""
+        if not self._stale:
+            return
+        with self._refresh_lock:
+            if not self._stale:
+                return
+            try:
+                self._connect()
+            except (httpx.TransportError, _Loading) as exc:
+                raise EngineUnavailable(f"{self.kind} cannot be reached ({exc}).",
+                                        headers={"Retry-After": "1"}) from None
+            except ConfigError as exc:
+                self.load_error = exc
+                self.ready.clear()
+                log.error("%s", exc)
+                raise NotReady(f"The model {self.not_ready_reason()}.") from None
+            self._stale = False
+
     def readiness(self) -> dict:
         self.require_ready()
         checked, problem = self._health
@@ -245,13 +275,16 @@ class RemoteEngine(Backend):
             self._health = (time.monotonic(), problem)
             self._count("health_failures" if problem else "health_ok")
         if problem:
+            self._stale = True
             raise NotReady(f"{self.kind} is not healthy: {problem}.", headers={"Retry-After": "1"})
+        self._refresh_if_stale()
         return {"status": "ready", "model": self.model_id, "engine": self.kind}
 
     def submit(self, prompt_ids: list[int], params: SamplingParams, adapter: str | None,
                tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None
                ) -> Handle:
         self.check_params(params, adapter)
+        self._refresh_if_stale()
         handle = RemoteHandle(GenRequest(prompt_ids, params, adapter, tenant, keep_kv),
                               self.settings.generation_timeout)
         body = self.wire.body(prompt_ids, params, self.served, adapter)
@@ -264,7 +297,10 @@ class RemoteEngine(Backend):
             timeout=httpx.Timeout(self.settings.generation_timeout + 5, connect=min(5.0, wait),
                                   read=wait, pool=POOL_WAIT_S))
         try:
-            resp = self.client.send(request, stream=True)
+            try:
+                resp = self.client.send(request, stream=True)
+            except httpx.RemoteProtocolError:  # a pooled connection the remote had closed:
+                resp = self.client.send(request, stream=True)  # nothing ran; send it once more
         except httpx.PoolTimeout:  # every connection busy: as full as the embedded queue
             self._count("errors_pool_full")
             raise Overloaded(f"every connection to {self.kind} is busy "
@@ -276,6 +312,7 @@ class RemoteEngine(Backend):
                                     headers={"Retry-After": "1"}) from None
         except httpx.TransportError as exc:
             self._count("errors_connect")
+            self._stale = True
             raise EngineUnavailable(f"{self.kind} cannot be reached ({exc.__class__.__name__}: "
                                     f"{exc}).", headers={"Retry-After": "1"}) from None
         self._observe("response", time.monotonic() - handle.submitted_at)
@@ -328,6 +365,7 @@ class RemoteEngine(Backend):
         except Exception as exc:  # noqa: BLE001  (whatever the remote sent, the client gets an end)
             if not (handle.cancelled.is_set() or handle.expired):
                 self._count("errors_stream")
+                self._stale = self._stale or isinstance(exc, httpx.TransportError)
                 handle.put(exc if isinstance(exc, EngineUnavailable) else EngineUnavailable(
                     f"{self.kind} broke off the reply ({exc.__class__.__name__}: {exc}).",
                     headers={"Retry-After": "1"}))

@@ -147,10 +147,14 @@ class LlamaCppWire(_Wire):
                 "temperature": params.temperature if sampling else 0,
                 "top_k": params.top_k if sampling else 0,
                 "top_p": params.top_p if sampling else 1, "min_p": 0,
-                "seed": params.seed if sampling and params.seed is not None else -1,
+                # llama.cpp keeps a seed's low 32 bits, and 0xFFFFFFFF means "random": a seed
+                # is folded below that, so every seed reproduces
+                "seed": params.seed % 0xFFFFFFFF if sampling and params.seed is not None else -1,
                 "stop": list(params.stop)}
         if params.repetition_penalty != 1:  # over the whole context, as transformers does
-            body.update(repeat_penalty=params.repetition_penalty, repeat_last_n=-1)
+            # (this llama-server refuses -1, "the context size": the request's own length is it)
+            body.update(repeat_penalty=params.repetition_penalty,
+                        repeat_last_n=len(ids) + params.max_new_tokens)
         if served.adapters:
             chosen = served.adapters.get(adapter) if adapter else None
             body["lora"] = [{"id": i, "scale": 1.0 if i == chosen else 0.0}
