@@ -46,9 +46,9 @@ def rejected(name: str, why: str) -> fields.Raw:
 def _text_format(value: dict) -> None:
     if value.get("type") != "text":
         raise ValidationError("Only response_format {'type': 'text'} is supported.")
-    if set(value) != {"type"}:  # e.g. a json_schema sent with type text: it would do nothing
-        extra = sorted(set(value) - {"type"})[0]
-        raise ValidationError(f"response_format of type text takes no {extra!r}: "
+    extra = sorted(k for k, v in value.items() if k != "type" and v is not None)
+    if extra:  # e.g. a json_schema sent with type text: it would do nothing
+        raise ValidationError(f"response_format of type text takes no {extra[0][:40]!r}: "
                               "the reply is plain text.")
 
 

@@ -264,7 +264,7 @@ class PromptBuilder:
             plan = plan_history(roles, costs, fixed=fixed + extra, budget=budget,
                                 max_turns=max_turns, pinned=pinned, covers=covers,
                                 relevance=relevance, links=links, recalled_costs=recalled_costs,
-                                parts=parts)
+                                parts=parts, reserved=max_new_tokens + len(prefix_ids))
             kept = plan.used
             sent = {i: self._whole_characters(short[i], len(short[i]) - len(mark))
                     if i in plan.shortened else content[i] for i in kept}

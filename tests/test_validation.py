@@ -122,6 +122,10 @@ def test_context_too_long(tiny_dir, lora_dir, tmp_path_factory):
         "messages": short, "max_new_tokens": 8, "system": "rule " * 60}), 400,
         "context_length_exceeded")
     assert "Shorten the system prompt" in err["message"]
+    # The output budget itself is what leaves no room: the error says how many new tokens fit.
+    err = assert_error(app.test_client().post("/api/chat", json={
+        "messages": short, "max_new_tokens": 60}), 400, "context_length_exceeded")
+    assert "max_new_tokens reserves 60" in err["message"] and "ask for at most" in err["message"]
     err = assert_error(app.test_client().post("/api/chat", json={
         "messages": [short[0], {"role": "assistant", "content": "Hello"}, short[0]],
         "max_new_tokens": 8, "summary": {"text": "fact " * 60, "covers": 2}}), 400,

@@ -108,19 +108,39 @@ def exchanges(roles: Sequence[str]) -> list[tuple[int, int]]:
     return list(zip(bounds, bounds[1:], strict=False))
 
 
+def _too_big(base: float, latest: float, parts: Mapping[str, int], budget: int,
+             reserved: int) -> str:
+    """Why the prompt cannot fit even without history, naming its largest cause."""
+    named = {"the latest message": latest, **parts}
+    markup = base - sum(named.values())
+    if markup > 0:
+        named["the chat template's own text"] = markup
+    listed = ", ".join(f"{name} {n:g}" for name, n in sorted(named.items(), key=lambda kv: -kv[1]))
+    largest = max(named, key=named.get)
+    window = budget + reserved
+    head = f"The prompt needs {base:g} tokens before any history ({listed})"
+    if reserved and base < window and reserved >= named[largest]:
+        return (f"{head}, and max_new_tokens reserves {reserved} of the {window}-token context "
+                f"window for the reply: ask for at most {window - base:g} new tokens.")
+    fix = " or ask for fewer new tokens" if reserved and base < window else ""
+    return (f"{head}, but only {budget} of the {window}-token context window are left after "
+            f"max_new_tokens ({reserved}). Shorten {largest}{fix}.")
+
+
 def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: int, budget: int,
                  max_turns: int | None = None, pinned: Sequence[int] = (), covers: int = 0,
                  relevance: Mapping[int, float] | None = None,
                  links: Mapping[int, Sequence[int]] | None = None,
                  recalled_costs: Sequence[int | None] | None = None,
-                 parts: Mapping[str, int] | None = None) -> HistoryPlan:
+                 parts: Mapping[str, int] | None = None, reserved: int = 0) -> HistoryPlan:
     """Plan the prompt's history; ``fixed`` tokens (system prompt, summary, generation prompt)
     appear whatever is kept, and ``budget`` is the context window less the output budget.
 
     ``relevance`` maps an exchange's start index to its relevance to the new message; when it
     is given, recall is on. ``links`` maps an exchange's start to the later exchanges that must
     come with it; ``recalled_costs`` is each message's cost when recalled (default: ``costs``).
-    ``parts`` names what ``fixed`` holds (``{"the summary": 812}``), for the error's message.
+    ``parts`` names what ``fixed`` holds (``{"the summary": 812}``) and ``reserved`` is the
+    output budget (``budget`` is the window less it), for the error's message.
     Raises ContextLengthExceeded when the latest message (with the pins)
     cannot fit.
     """
@@ -147,15 +167,8 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
                 f"system prompt, the summary, the latest message and the reply's budget only "
                 f"{budget - base:g} are left. Unpin or shorten some, or ask for fewer new tokens.",
                 param="messages")
-        named = {"the latest message": cost(last), **(parts or {})}
-        largest = max(named, key=named.get)
-        listed = ", ".join(f"{name} {n:g}" for name, n in
-                           sorted(named.items(), key=lambda kv: -kv[1]))
-        raise ContextLengthExceeded(
-            f"The prompt needs {base:g} tokens before any history ({listed}, the chat "
-            f"template's markup the rest), but only {budget} are available (the context window "
-            f"less max_new_tokens). Shorten {largest} or ask for fewer new tokens.",
-            param="messages")
+        raise ContextLengthExceeded(_too_big(base, cost(last), parts or {}, budget, reserved),
+                                    param="messages")
     available = budget - must
     skip = set(pins)
 
