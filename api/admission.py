@@ -60,16 +60,18 @@ class CpuGate:
         if getattr(_local, "admitted", False):  # already inside (a summary after a prompt)
             yield
             return
-        with self._lock:
-            if self.waiting >= self.max_waiting:
-                raise Overloaded(f"{self.waiting} requests are waiting to prepare their prompts; "
-                                 "retry shortly.", headers={"Retry-After": "1"})
-            self.waiting += 1
-        try:
-            got = self._slots.acquire(timeout=self.wait)
-        finally:
+        got = self._slots.acquire(blocking=False)  # a free slot: no wait, no queue
+        if not got:
             with self._lock:
-                self.waiting -= 1
+                if self.waiting >= self.max_waiting:
+                    raise Overloaded(f"{self.waiting} requests are waiting to prepare their "
+                                     "prompts; retry shortly.", headers={"Retry-After": "1"})
+                self.waiting += 1
+            try:
+                got = self._slots.acquire(timeout=self.wait)
+            finally:
+                with self._lock:
+                    self.waiting -= 1
         if not got:
             raise Overloaded(f"No room to prepare the prompt within {self.wait:g} s; retry "
                              "shortly.", headers={"Retry-After": "1"})

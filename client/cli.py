@@ -6,6 +6,7 @@ import argparse
 import functools
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -96,7 +97,26 @@ def settings_from(args: argparse.Namespace) -> dict:
     return out
 
 
+class Printable:
+    """A terminal stream that shows text, never commands: control characters other than line
+    breaks and tabs (escape sequences that set the title, clear the screen or write to the
+    clipboard) are shown as U+FFFD. What a server or a file says reaches the terminal only
+    through it; the conversation file keeps the text as it came."""
+
+    CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(self.CONTROL.sub("\ufffd", text))
+
+    def __getattr__(self, name):  # flush, isatty, encoding, ...
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
+    sys.stdout, sys.stderr = Printable(sys.stdout), Printable(sys.stderr)
     args = parse_args(argv)
     try:
         store = Store(args.dir)

@@ -183,7 +183,7 @@ class Session:
         def change(conv):
             _place(conv, user_id, reply, "ok")
             if summary:
-                conv["summary"] = {"text": summary["text"], "signature": summary["signature"],
+                conv["summary"] = {"text": summary["text"], "signature": summary.get("signature"),
                                    "next_id": ids[summary["covers"]] if summary["covers"] < len(ids)
                                    else None,
                                    "kept_ids": [ids[i] for i in summary.get("kept", [])],

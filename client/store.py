@@ -151,6 +151,14 @@ class Store:
         return name
 
 
+CONVERSATION_TYPES = {"title": str, "settings": (dict, type(None)), "leaf": (str, type(None)),
+                      "summary": (dict, type(None)), "created": (int, float),
+                      "updated": (int, float)}
+SETTING_TYPES = {"system": str, "template": str, "adapter": str, "max_turns": int,
+                 "max_new_tokens": int, "temperature": (int, float), "compact": bool,
+                 "recall": bool}
+SUMMARY_TYPES = {"text": str, "signature": (str, type(None)), "next_id": (str, type(None)),
+                 "kept_ids": (list, type(None))}
 MESSAGE_TYPES = {"id": str, "role": str, "content": str, "parent": (str, type(None)),
                  "pinned": bool, "status": str, "title": str}
 
@@ -161,8 +169,22 @@ def check_conversation(data: object) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("id"), str) or not isinstance(
             data.get("messages"), list):
         raise ValueError("not a Mnemo conversation (the page's export format)")
-    if not isinstance(data.get("title", ""), str):
-        raise ValueError("not a Mnemo conversation: its title is not text")
+    for key, kinds in CONVERSATION_TYPES.items():
+        if key in data and not isinstance(data[key], kinds):
+            raise ValueError(f"not a Mnemo conversation: its {key} has the wrong type "
+                             f"({type(data[key]).__name__})")
+    summary = data.get("summary") or {}
+    for key, kinds in SUMMARY_TYPES.items():
+        if key in summary and not isinstance(summary[key], kinds):
+            raise ValueError(f"not a Mnemo conversation: its summary's {key} has the wrong type")
+    if not all(isinstance(i, str) for i in summary.get("kept_ids") or []):
+        raise ValueError("not a Mnemo conversation: its summary's kept_ids are not ids")
+    for key, value in (data.get("settings") or {}).items():
+        wanted = SETTING_TYPES.get(key)
+        if wanted and (not isinstance(value, wanted) or (wanted is not bool
+                                                          and isinstance(value, bool))):
+            raise ValueError(f"not a Mnemo conversation: setting {key} = {value!r} has the "
+                             "wrong type")
     ids = set()
     for n, m in enumerate(data["messages"], 1):
         if not isinstance(m, dict):

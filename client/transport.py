@@ -58,7 +58,7 @@ def _post(url: str, body: dict, api_key: str | None, timeout: float):
         headers["Authorization"] = f"Bearer {api_key}"
     req = urllib.request.Request(url, json.dumps(body).encode(), headers)
     try:
-        return _OPENER.open(req, timeout=min(timeout, IDLE))
+        return _open_within(req, timeout)
     except urllib.error.HTTPError as err:
         raise _server_error(err) from None
     except (urllib.error.URLError, OSError) as err:
@@ -66,10 +66,36 @@ def _post(url: str, body: dict, api_key: str | None, timeout: float):
         raise Unreachable(f"cannot reach {url}: {reason}") from None
 
 
+def _open_within(req: urllib.request.Request, seconds: float):
+    """Open ``req``, headers and all, within ``seconds``: a socket's timeout restarts with every
+    byte, so a server sending its headers a byte at a time would hold it open forever."""
+    box: dict = {}
+
+    def run():
+        try:
+            resp = _OPENER.open(req, timeout=min(seconds, IDLE))
+        except BaseException as exc:  # noqa: BLE001  (handed to the caller below)
+            box["error"] = exc
+            return
+        box["resp"] = resp
+        if box.get("abandoned"):
+            resp.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        box["abandoned"] = True
+        raise Unreachable(f"no answer from {req.full_url} within {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["resp"]
+
+
 def _server_error(err: urllib.error.HTTPError) -> ServerError:
     message = f"HTTP {err.code}"
     try:
-        payload = json.loads(err.read())
+        payload = json.loads(err.read(MAX_LINE))
         message = payload["error"]["message"] or message
     except (ValueError, KeyError, TypeError, OSError):
         pass
@@ -179,6 +205,8 @@ def _check_done(done: object) -> dict:
     if summary is not None:
         covers = _field(summary, "covers", int, "the summary")
         _field(summary, "text", str, "the summary")
+        if not isinstance(summary.get("signature"), (str, type(None))):
+            raise BadReply("a summary whose signature is not text")
         kept = summary.get("kept", [])
         if covers < 0 or not isinstance(kept, list) or not all(
                 isinstance(i, int) and 0 <= i < covers for i in kept):

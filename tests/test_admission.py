@@ -105,3 +105,24 @@ def test_previews_count_toward_the_queue_and_threads_yield_to_the_engine(app, mo
         t.join(60)
     assert [r[0] for r in results] == [200] * len(threads)
     assert nice and all(n >= REQUEST_NICENESS for n in nice)  # each request thread yielded
+
+
+def test_with_no_queue_a_free_slot_still_admits():
+    gate = CpuGate(slots=1, max_waiting=0, wait=30)
+    with gate.admit():  # no queue (MNEMO_MAX_QUEUE=0), but the slot is free
+        assert gate.active == 1
+        refused = []
+
+        def second():
+            try:
+                with gate.admit():
+                    pass
+            except Overloaded as exc:
+                refused.append(exc)
+
+        thread = threading.Thread(target=second)
+        thread.start()
+        thread.join(30)
+        assert refused  # the only slot is taken and nobody may wait
+    with gate.admit():
+        assert gate.active == 1

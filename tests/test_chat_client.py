@@ -53,6 +53,11 @@ def wait_for(predicate, timeout=30.0):
     raise AssertionError("condition not met in time")
 
 
+def generating(server) -> None:
+    """Until the server's engine is generating (its only batch row taken)."""
+    wait_for(lambda: server.app.extensions["engine"].scheduler.active == 1)
+
+
 def test_piped_use_prints_only_the_reply_and_resumes_across_restarts(live, tmp_path):
     first = chat(live.url, tmp_path, "-c", "demo", "--max-tokens", "8", text="My name is Ada.")
     assert first.returncode == 0, first.stderr
@@ -148,7 +153,7 @@ def test_overloaded_server_is_retried_as_it_asks(busy_live, tmp_path, monkeypatc
     holder = threading.Thread(target=lambda: post_json(
         busy_live.url + "/api/chat", {"messages": [user("hold")], "max_new_tokens": 64}).read())
     holder.start()
-    time.sleep(0.3)  # the only batch row is taken, and there is no queue: 429
+    generating(busy_live)  # the only batch row is taken, and there is no queue: 429
     done = chat(busy_live.url, tmp_path, "-c", "demo", "--max-tokens", "4", text="Hello")
     holder.join()
     assert done.returncode == 0, done.stderr
@@ -284,7 +289,7 @@ def test_ctrl_c_before_the_first_token_leaves_a_message_retry_resends(busy_live,
     holder = threading.Thread(target=lambda: post_json(
         busy_live.url + "/api/chat", {"messages": [user("hold")], "max_new_tokens": 64}).read())
     holder.start()
-    time.sleep(0.3)
+    generating(busy_live)
     proc = start(busy_live.url, tmp_path, "-c", "demo", "--max-tokens", "4", text="Say hello")
     wait_for(lambda: saved(tmp_path)["messages"][0]["status"] == "pending")
     time.sleep(0.5)  # waiting out the 429's Retry-After

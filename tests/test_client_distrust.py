@@ -131,6 +131,52 @@ def test_a_trickling_server_times_out(scripted):
     assert time.monotonic() - started < 10
 
 
+def test_headers_sent_a_byte_at_a_time_time_out_too(scripted):
+    def slow_headers(h):
+        try:
+            for line in (b"HTTP/1.1 200 OK\r\n", b"X-A: 1\r\n", b"X-B: 2\r\n") * 20:
+                h.wfile.write(line)
+                h.wfile.flush()
+                time.sleep(0.5)
+        except OSError:
+            pass
+
+    server = scripted(slow_headers)
+    started = time.monotonic()
+    with pytest.raises(transport.Unreachable, match="within 2 s"):
+        list(transport.native_chat(server.url, {"messages": [], "max_new_tokens": 5}, None,
+                                   timeout=2))
+    assert time.monotonic() - started < 5
+
+
+def test_an_endless_error_body_is_read_only_so_far(scripted):
+    def huge_error(h):
+        h.send_response(500)
+        h.send_header("Content-Type", "application/json")
+        h.end_headers()
+        try:
+            h.wfile.write(b'{"error": {"message": "' + b"x" * (8 * transport.MAX_LINE))
+        except OSError:
+            pass
+
+    server = scripted(huge_error)
+    with pytest.raises(transport.ServerError) as info:
+        list(transport.native_chat(server.url, {"messages": [], "max_new_tokens": 5}, None,
+                                   timeout=10))
+    assert info.value.status == 500 and len(info.value.message) < 100
+
+
+def test_a_server_cannot_send_terminal_commands(scripted, tmp_path):
+    evil = "Hi\x1b]0;PWNED-TITLE\x07\x1b[2J\x1b]52;c;cGF5bG9hZA==\x07 there"
+    server = scripted(lambda h: events(h, [sse("delta", {"content": evil}),
+                                           sse("done", {"message": {"content": evil}})]))
+    run = chat(server.url, tmp_path, "-c", "demo", "--max-tokens", "50", text="Hello")
+    assert run.returncode == 0, run.stderr
+    assert "\x1b" not in run.stdout and "\x07" not in run.stdout
+    assert "PWNED-TITLE" in run.stdout and "there" in run.stdout  # shown as text, harmless
+    assert saved(tmp_path)["messages"][1]["content"] == evil  # the file keeps what came
+
+
 def test_imports_are_checked_before_anything_is_written(tmp_path):
     store = Store(tmp_path / "store")
     base = {"id": "c1", "title": "t", "settings": {}}
@@ -144,9 +190,18 @@ def test_imports_are_checked_before_anything_is_written(tmp_path):
         "twice": [{"id": "a", "role": "user", "content": "x", "parent": None},
                   {"id": "a", "role": "assistant", "content": "y", "parent": "a"}],
     }
-    for name, messages in cases.items():
+    fine = [{"id": "a", "role": "user", "content": "x", "parent": None}]
+    conversations = {name: {**base, "messages": messages} for name, messages in cases.items()}
+    conversations.update({
+        "settings": {**base, "settings": "oops", "messages": fine},
+        "setting-type": {**base, "settings": {"max_new_tokens": "many"}, "messages": fine},
+        "summary": {**base, "summary": {"text": 5}, "messages": fine},
+        "kept": {**base, "summary": {"text": "s", "kept_ids": [3]}, "messages": fine},
+        "title": {**base, "title": ["t"], "messages": fine},
+    })
+    for name, conv in conversations.items():
         path = tmp_path / f"{name}.json"
-        path.write_text(json.dumps({**base, "messages": messages}))
+        path.write_text(json.dumps(conv))
         with pytest.raises(ValueError, match="not a Mnemo conversation"):
             store.import_file(path)
     assert store.names() == []

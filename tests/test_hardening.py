@@ -304,7 +304,9 @@ def test_under_gunicorn_a_non_streamed_beam_search_ends_when_its_client_leaves(s
                               "max_new_tokens": 400}).encode()
         conn.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload))
-        time.sleep(1.5)
+        started = time.monotonic()  # admitted once its prompt is built: an event, not a time
+        while active(url) != 1 and time.monotonic() - started < 60:
+            time.sleep(0.1)
         assert active(url) == 1
         conn.close()
         left = time.monotonic()
@@ -370,7 +372,9 @@ def test_a_non_streamed_reply_ends_when_its_client_leaves(tiny_dir, lora_dir, tm
         payload = json.dumps(body).encode()
         conn.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n%s" % (path.encode(), len(payload), payload))
-        time.sleep(1.0)
+        started = time.monotonic()
+        while scheduler.active != 1 and time.monotonic() - started < 60:
+            time.sleep(0.05)
         assert scheduler.active == 1  # generating, and far from done
         conn.close()
         left = time.monotonic()
