@@ -43,7 +43,8 @@ def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool 
     app.extensions["memory"] = Memory.from_settings(settings)
     # A request's own CPU work waits its turn and yields to the engine (api/admission.py).
     app.extensions["cpu_gate"] = CpuGate(max_waiting=settings.max_queue,
-                                         wait=settings.generation_timeout)
+                                         wait=settings.generation_timeout,
+                                         busy=lambda: app.extensions["engine"].busy())
     app.before_request(yield_to_engine)
 
     if settings.proxy_hops:  # client addresses from X-Forwarded-For, as many hops as trusted

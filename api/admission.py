@@ -7,6 +7,12 @@ generation thread. Two rules keep it from slowing the replies already streaming:
 - **It waits its turn.** At most ``SLOTS`` requests do such work at once (``CpuGate``); the
   others wait, and past ``max_queue`` waiting (the engine's own queue limit) a request is a 429
   ``overloaded`` with ``Retry-After``, as a full generation queue is.
+- **It gives way while replies stream.** Long work calls ``pace()`` between slices (recall's
+  embedding batches and term lists, the prompt's tokenizing blocks); while the engine has
+  replies running, every slice is followed by a pause ``REST`` times as long, shared by all
+  requests at work, so such work takes at most a ``1 / (1 + REST)`` share of the time and the
+  engine has the cores (and Python's GIL) the rest of it. With nothing streaming it runs at
+  full speed.
 - **It yields to the engine.** Each request thread lowers its own scheduling priority once
   (``yield_to_engine``: Linux nice ``REQUEST_NICENESS`` for that thread alone, inherited by the
   thread pools torch starts from it), so when the cores are short the engine's threads, at
@@ -23,12 +29,15 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 
 from .exceptions import Overloaded
 
 REQUEST_NICENESS = 10  # request threads' nice value; the engine's threads keep 0
 SLOTS = 2  # requests doing CPU work at once
+REST = 4.0  # while replies stream, each slice of CPU work is followed by a pause this much longer
+MAX_PAUSE = 1.0  # seconds: one pause at most
 
 _local = threading.local()
 
@@ -45,15 +54,39 @@ def yield_to_engine() -> None:
             os.setpriority(os.PRIO_PROCESS, tid, REQUEST_NICENESS)
 
 
+def pace() -> None:
+    """Between two slices of CPU work: give way to the engine (``CpuGate.pace``); a no-op
+    outside an admitted request (tests, benchmarks, the engine's own thread)."""
+    gate = getattr(_local, "gate", None)
+    if gate is not None:
+        gate.pace()
+
+
 class CpuGate:
     """At most ``slots`` requests do CPU work at once; ``max_waiting`` may wait for a slot, at
-    most ``wait`` seconds; beyond either, a 429."""
+    most ``wait`` seconds; beyond either, a 429. ``busy`` says whether replies are streaming."""
 
-    def __init__(self, slots: int = SLOTS, max_waiting: int = 64, wait: float = 60.0):
+    def __init__(self, slots: int = SLOTS, max_waiting: int = 64, wait: float = 60.0,
+                 busy: Callable[[], bool] = lambda: False, rest: float = REST):
         self._slots = threading.BoundedSemaphore(slots)
         self._lock = threading.Lock()
-        self.max_waiting, self.wait = max_waiting, wait
+        self.max_waiting, self.wait, self.busy, self.rest = max_waiting, wait, busy, rest
         self.waiting = self.active = 0
+        self._resume_at = 0.0  # shared: no admitted request works before this time
+        self.paused_s = 0.0  # seconds of pauses, for /metrics
+
+    def pace(self) -> None:
+        now = time.monotonic()
+        began = getattr(_local, "slice_began", now)
+        if self.busy():
+            with self._lock:
+                self._resume_at = max(self._resume_at, now) + min(MAX_PAUSE,
+                                                                  (now - began) * self.rest)
+                until = self._resume_at
+            if until > now:
+                time.sleep(until - now)
+                self.paused_s += until - now
+        _local.slice_began = time.monotonic()
 
     @contextlib.contextmanager
     def admit(self) -> Iterator[None]:
@@ -77,15 +110,18 @@ class CpuGate:
                              "shortly.", headers={"Retry-After": "1"})
         with self._lock:
             self.active += 1
-        _local.admitted = True
+        _local.admitted, _local.gate, _local.slice_began = True, self, time.monotonic()
         try:
             yield
         finally:
-            _local.admitted = False
+            _local.admitted, _local.gate = False, None
             with self._lock:
                 self.active -= 1
             self._slots.release()
 
     def metric_lines(self) -> list[str]:
         return ["# TYPE mnemo_cpu_work_active gauge", f"mnemo_cpu_work_active {self.active}",
-                "# TYPE mnemo_cpu_work_waiting gauge", f"mnemo_cpu_work_waiting {self.waiting}"]
+                "# TYPE mnemo_cpu_work_waiting gauge", f"mnemo_cpu_work_waiting {self.waiting}",
+                "# HELP mnemo_cpu_work_paused_seconds_total Pauses of CPU work for streams.",
+                "# TYPE mnemo_cpu_work_paused_seconds_total counter",
+                f"mnemo_cpu_work_paused_seconds_total {self.paused_s:.3f}"]

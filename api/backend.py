@@ -53,6 +53,11 @@ class Backend:
     def check_params(self, params: SamplingParams, adapter: str | None) -> None:
         """Raise ``UnsupportedByEngine`` for an option this backend cannot honour."""
 
+    def busy(self) -> bool:
+        """Whether this process is generating replies now (a request's CPU work then gives way:
+        ``admission``). A remote engine's replies run elsewhere."""
+        return False
+
     def readiness(self) -> dict:
         """For ``/readyz``: raises NotReady unless requests can be served now."""
         self.require_ready()

@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from jinja2.exceptions import TemplateError
 
+from .admission import pace
 from .exceptions import ContextLengthExceeded, ValidationFailed
 from .memory.selection import cut_points, plan_history
 from .types import Prompt
@@ -125,10 +126,14 @@ class PromptBuilder:
         for i, ids in enumerate(out):
             if ids is None:
                 todo.setdefault(texts[i], []).append(i)
-        for (text, places), ids in zip(todo.items(), self.tokenize_text(list(todo)), strict=True):
-            self._tokens.put(scope, text, ids)
-            for i in places:
-                out[i] = list(ids)
+        pending = list(todo)
+        for start in range(0, len(pending), 64):  # in slices: streams come first (``pace``)
+            chunk = pending[start:start + 64]
+            for text, ids in zip(chunk, self.tokenize_text(chunk), strict=True):
+                self._tokens.put(scope, text, ids)
+                for i in todo[text]:
+                    out[i] = list(ids)
+            pace()
         return out
 
     # -- rendering ----------------------------------------------------------------------

@@ -126,3 +126,35 @@ def test_with_no_queue_a_free_slot_still_admits():
         assert refused  # the only slot is taken and nobody may wait
     with gate.admit():
         assert gate.active == 1
+
+
+def test_while_replies_stream_cpu_work_pauses_rest_times_each_slice(monkeypatch):
+    """A fake clock: each slice of work is followed by a pause ``rest`` times as long while the
+    engine is busy, shared by every admitted request; none when it is idle."""
+    from api import admission
+
+    class Clock:
+        now = 100.0
+        slept: list[float] = []
+
+        def monotonic(self):
+            return self.now
+
+        def sleep(self, seconds):
+            self.slept.append(round(seconds, 6))
+            self.now += seconds
+
+    clock = Clock()
+    monkeypatch.setattr(admission, "time", clock)
+    busy = {"on": True}
+    gate = CpuGate(slots=2, busy=lambda: busy["on"], rest=4.0)
+    admission.pace()  # outside an admitted request: nothing happens
+    with gate.admit():
+        clock.now += 0.05  # a slice of work
+        admission.pace()
+        clock.now += 0.10
+        admission.pace()
+        busy["on"] = False  # the streams ended: full speed
+        clock.now += 0.10
+        admission.pace()
+    assert clock.slept == [0.2, 0.4] and gate.paused_s == pytest.approx(0.6)

@@ -177,6 +177,9 @@ class Engine(Backend):
         log.info("adapter %s loaded from %s (rank %d)", name, spec.path, spec.rank)
         return adapter
 
+    def busy(self) -> bool:
+        return self.scheduler is not None and self.scheduler.active > 0
+
     def not_ready_reason(self) -> str:
         return self.fault or super().not_ready_reason()
 

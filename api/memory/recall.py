@@ -35,6 +35,7 @@ from pathlib import Path
 
 import torch
 
+from ..admission import pace
 from . import lexical
 
 log = logging.getLogger("mnemo.memory")
@@ -103,6 +104,7 @@ class Recall:
             while end < len(order) and (end - start + 1) * len(encoded[order[end]]) <= _BATCH_TOKENS:
                 end += 1
             part = order[start:end]
+            pace()  # each batch is a slice: streams come first (``admission``)
             batch = self._tokenizer.pad({"input_ids": [encoded[i] for i in part]},
                                         return_tensors="pt")
             hidden = self._model(**batch).last_hidden_state.float()
@@ -163,7 +165,12 @@ class Recall:
         with self._lock:
             cache = self._terms.setdefault(tenant, OrderedDict())
             out = [cache[t][0] if t in cache else None for t in texts]
-        fresh = {t: lexical.terms(t) for t, got in zip(texts, out, strict=True) if got is None}
+        fresh = {}
+        for n, (t, got) in enumerate(zip(texts, out, strict=True)):
+            if got is None:
+                fresh[t] = lexical.terms(t)
+            if n % 64 == 63:
+                pace()
         with self._lock:
             held = self._terms_bytes.get(tenant, 0)
             for text, terms in fresh.items():
