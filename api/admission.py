@@ -43,8 +43,11 @@ _local = threading.local()
 
 
 def yield_to_engine() -> None:
-    """Lower this request thread's priority, once (a thread serves many requests). Where the
-    platform has no per-thread priority, nothing changes."""
+    """Lower this request thread's priority, once (a thread serves many requests), and note
+    when the request began: the work before its admission (reading and validating the body)
+    is the first slice it pays a pause for. Where the platform has no per-thread priority,
+    nothing changes."""
+    _local.request_began = time.monotonic()
     if getattr(_local, "lowered", False):
         return
     _local.lowered = True
@@ -110,9 +113,13 @@ class CpuGate:
                              "shortly.", headers={"Retry-After": "1"})
         with self._lock:
             self.active += 1
-        _local.admitted, _local.gate, _local.slice_began = True, self, time.monotonic()
+        _local.admitted, _local.gate = True, self
+        _local.slice_began = getattr(_local, "request_began", None) or time.monotonic()
+        _local.request_began = None  # paid for once
         try:
+            self.pace()  # the body's reading and validation, before admission
             yield
+            self.pace()  # the last slice, before the slot is given back
         finally:
             _local.admitted, _local.gate = False, None
             with self._lock:

@@ -158,3 +158,10 @@ def test_while_replies_stream_cpu_work_pauses_rest_times_each_slice(monkeypatch)
         clock.now += 0.10
         admission.pace()
     assert clock.slept == [0.2, 0.4] and gate.paused_s == pytest.approx(0.6)
+    # The work before admission (reading, validating) is paid for too, as is the last slice.
+    busy["on"] = True
+    admission.yield_to_engine()  # the request begins
+    clock.now += 0.03
+    with gate.admit():  # admitted after 30 ms of validation: a pause of 120 ms first
+        clock.now += 0.01
+    assert clock.slept[2:] == [0.12, 0.04]
