@@ -58,9 +58,47 @@ def report_line(reply: dict) -> str:
     return "[" + " · ".join(parts) + "]" if parts else ""
 
 
+EXAMPLES = """examples:
+  scripts/chat                          the most recent conversation (or a first one)
+  scripts/chat -c trip                  resume or create the conversation "trip"
+  scripts/chat -c trip --max-tokens 60 --temperature 0.7
+  echo "Which city?" | scripts/chat -c trip   prints only the reply (exit 1 on failure)
+  scripts/chat --url https://chat.example.org --api-key KEY
+  scripts/chat --openai --url http://127.0.0.1:8080/v1   any OpenAI-compatible server
+  scripts/chat --import mnemo-export.json                 a page export, then exit
+
+In a chat, /help lists the commands (/list, /open, /history, /pin, /retry, /export ...)."""
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line, cut at a word boundary with an ellipsis when longer than
+    ``width``."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= width:
+        return flat
+    cut = flat[:width - 1]
+    if " " in cut[width // 2:]:
+        cut = cut[:cut.rindex(" ")]
+    return cut.rstrip(" ,.;:") + "…"
+
+
+def ago(ms) -> str:
+    """How long ago a millisecond timestamp was, in a few characters."""
+    import time
+
+    if not isinstance(ms, (int, float)):
+        return "       "
+    seconds = max(0.0, time.time() - ms / 1000)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size):>3}{unit} ago"
+    return "    now"
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="scripts/chat", description="Chat with a Mnemo server from "
-                                "the terminal; conversations are kept as files.")
+                                "the terminal; conversations are kept as files.", epilog=EXAMPLES,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8000"))
     p.add_argument("--api-key", default=os.environ.get("MNEMO_API_KEY"),
                    help="or MNEMO_API_KEY")
@@ -282,9 +320,13 @@ class Repl:
             s.open()
             print(f"new conversation: {s.name}")
         elif cmd == "/list":
-            for name, conv in self.store.names():
-                print(f"{'*' if name == s.name else ' '} {name}  ({len(branch(conv))} "
-                      f"messages) {conv.get('title', '')}")
+            convs = self.store.names()
+            width = max((len(name) for name, _conv in convs), default=4)
+            for name, conv in convs:
+                title = (conv.get("title") or "").strip()
+                about = "" if title.lower() in ("", name.lower(), "new chat") else shorten(title, 50)
+                print(f"{'*' if name == s.name else ' '} {name:<{width}}  "
+                      f"{len(branch(conv)):>4} msgs  {ago(conv.get('updated'))}  {about}".rstrip())
         elif cmd == "/open":
             if not rest or self.store.load(rest) is None:
                 raise LookupError(f"no conversation named {rest!r} (/list shows them)")
@@ -294,7 +336,7 @@ class Repl:
             for i, m in enumerate(branch(s.conv()), 1):
                 flag = " [pinned]" if m.get("pinned") else ""
                 status = f" ({m['status']})" if m.get("status") not in (None, "ok") else ""
-                print(f"{i:3d} {m['role']}{flag}{status}: {m['content'][:200]}")
+                print(f"{i:3d} {m['role']}{flag}{status}: {shorten(m['content'], 200)}")
         elif cmd == "/system":
             if rest:
                 s.set(system="" if rest == "-" else rest)

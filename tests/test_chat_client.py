@@ -414,3 +414,31 @@ def test_recall_is_on_by_default_and_no_recall_turns_it_off(live, tmp_path):
     off = settings_from(parse_args(["--no-recall"]))
     assert off == {"recall": False}
     assert ask("off", off)["recalled"] == []
+
+
+def test_list_and_history_are_readable(tmp_path, capsys):
+    from client.cli import Repl, shorten
+
+    store = Store(tmp_path)
+    long_word_text = "Lisbon trams climb the hills " * 20
+    for name, title, text in (("trip", "trip", long_word_text),
+                              ("notes", "Packing list for the Lisbon trip in May", "Socks.")):
+        session = Session(store, name, url="http://127.0.0.1:9", api_key=None)
+        session.open()
+        store.update(name, lambda c, t=title, x=text: (c.update(title=t), c["messages"].append(
+            {"id": "m1", "role": "user", "content": x, "status": "ok", "parent": None}),
+            c.update(leaf="m1")))
+    repl = Repl(session, store)
+    capsys.readouterr()
+    repl.command("/list")
+    listing = capsys.readouterr().out.splitlines()
+    assert len(listing) == 2 and listing[0].startswith("* notes")  # the current one, first
+    trip = next(line for line in listing if "trip" in line)
+    assert trip.count("trip") == 1  # a title that only repeats the name is not shown again
+    assert "Packing list for the Lisbon trip in May" in listing[0]
+    session.name = "trip"
+    repl.command("/history")
+    shown = capsys.readouterr().out.strip()
+    assert shown.endswith("\u2026") and len(shown) < 220
+    assert shown[:-1].rstrip().endswith(("Lisbon", "trams", "climb", "the", "hills"))  # whole words
+    assert shorten("short text", 50) == "short text" and shorten("a\nb", 10) == "a b"
