@@ -36,6 +36,9 @@ def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool 
     app.config["DEBUG"] = False  # never on: tracebacks must not reach clients
     app.json.ensure_ascii = False
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # Access lines are for deployments (MNEMO_ACCESS_LOG=1); a local start shows Mnemo's own.
+    logging.getLogger("mnemo.access").setLevel(logging.INFO if settings.access_log
+                                               else logging.WARNING)
     presets = load_presets(settings)  # a bad preset file stops the start, naming file and field
     app.extensions["presets"] = presets
     app.extensions["schemas"] = Schemas(settings, presets)

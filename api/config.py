@@ -81,6 +81,7 @@ class Settings:
     prefill_chunk_tokens: int = 0
     cache_dir: str = str(Path.home() / ".cache" / "mnemo")
     warmup: bool = True
+    access_log: bool = False  # one JSON line per request (no message content): for deployments
     api_keys: tuple[str, ...] = ()  # empty: no authentication
     admin_keys: tuple[str, ...] = ()  # keys of the admin API (/admin/...); empty: it is off
     adapter_dir: str = ""  # the only directory the admin API loads adapters from

@@ -92,6 +92,19 @@ def test_access_log_is_json_without_message_content(client, caplog):
     assert all(secret not in line for line in lines)
 
 
+def test_access_lines_are_off_unless_asked_for(tiny_dir, lora_dir, tmp_path_factory, caplog):
+    import logging
+
+    from tests.conftest import tiny_config, wait_ready
+
+    for on in (False, True):
+        app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, access_log=on))
+        wait_ready(app)
+        app.extensions["engine"].stop()
+        assert logging.getLogger("mnemo.access").isEnabledFor(logging.INFO) is on
+    logging.getLogger("mnemo.access").setLevel(logging.WARNING)
+
+
 def test_readyz_is_503_json_when_the_model_cannot_load(tmp_path):
     app = create_app({"model": str(tmp_path), "warmup": False})  # a directory with no model
     engine = app.extensions["engine"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import gc
 import logging
+import os
 import threading
 import weakref
 from pathlib import Path
@@ -86,8 +87,11 @@ class Engine(Backend):
             if was_on or self.freeze_start:
                 gc.enable()
         if self.load_error is None:
-            log.info("model %s ready on %s (%s)", self.loaded.model_id, self.loaded.device,
-                     self.loaded.dtype)
+            bind = os.environ.get("MNEMO_BIND", "127.0.0.1:8000")
+            log.info("ready: open http://%s/ (model %s on %s, %s, quantize %s, context %d, "
+                     "adapters %s)", bind, self.loaded.model_id, self.loaded.device,
+                     str(self.loaded.dtype).removeprefix("torch."), self.settings.quantize,
+                     self.loaded.context_window, ", ".join(self.loaded.adapters) or "none")
             self.ready.set()
 
     def _load(self) -> None:

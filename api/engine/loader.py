@@ -14,6 +14,7 @@ import importlib.metadata
 import importlib.util
 import logging
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,8 +150,18 @@ def release_freed_memory() -> None:
         pass
 
 
+def quiet_libraries() -> None:
+    """An operator's start log holds Mnemo's lines: transformers' weight-loading progress bars
+    and its deprecation notices about its own internals mean nothing to them."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers(\.|$)")
+
+
 def load(settings: Settings) -> Loaded:
     """Load model, tokenizer and adapters as the settings say; the model is in eval mode."""
+    quiet_libraries()
     source, model_id = resolve_source(settings)
     device, dtype = pick_device(settings)
     if device.type == "cpu":

@@ -5,6 +5,7 @@ recall of relevant older exchanges by sentence embeddings (``recall``)."""
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 from dataclasses import dataclass
 
@@ -26,9 +27,13 @@ class Memory:
     def from_settings(cls, settings) -> Memory:
         key = settings.summary_key
         if not key:
-            log.warning("MNEMO_SUMMARY_KEY is not set: summaries are signed with a random key of "
-                        "this process, so a summary made by another worker, another host or "
-                        "before a restart arrives unsigned (plain context; refused by locked "
-                        "presets). Set one shared key for the whole deployment.")
+            # Where it matters: several workers, or a front (fronts usually come several). On a
+            # single local process it is a debug line: a restart makes summaries unsigned.
+            several = int(os.environ.get("MNEMO_WORKERS", "1") or 1) > 1 or settings.engine_url
+            log.log(logging.WARNING if several else logging.DEBUG,
+                    "MNEMO_SUMMARY_KEY is not set: summaries are signed with a random key of "
+                    "this process, so a summary made by another worker, another host or "
+                    "before a restart arrives unsigned (plain context; refused by locked "
+                    "presets). Set one shared key for the whole deployment.")
             key = secrets.token_hex(32)
         return cls(signer=Signer(key.encode()), recall=Recall())

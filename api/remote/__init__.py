@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import socket
 import threading
 import time
@@ -184,7 +185,8 @@ class RemoteEngine(Backend):
                 f"at token {_first_difference(theirs or [], ours)}. Set MNEMO_MODEL to the "
                 "model the remote serves.")
         self.wire, self.served = wire, served
-        log.info("front for %s: model %s, context window %d, adapters %s", self.kind,
+        log.info("ready: open http://%s/ (front for %s: model %s, context window %d, "
+                 "adapters %s)", os.environ.get("MNEMO_BIND", "127.0.0.1:8000"), self.kind,
                  served.model, self.context_window, ", ".join(served.adapters) or "none")
         self.ready.set()
 
