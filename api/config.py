@@ -38,8 +38,9 @@ class Settings:
     device: str = "auto"  # auto: CUDA when present, else CPU
     dtype: str = "auto"  # auto: bfloat16 on CUDA, float32 on CPU (CPU bf16 matmuls are slow)
     # Weight-only quantization of the linear layers on CPU (api/engine/quantize.py): none,
-    # int8 or int4. It changes outputs (docs/benchmarks.md#decode-speed), so it is opt-in.
-    quantize: str = "none"
+    # int8, int4, or auto: int4 for a model shipped in that layout (a Q4_0 / Q4_1 GGUF file,
+    # the embedded default among them) where int4 can run, else none (loader.choose_quantize).
+    quantize: str = "auto"
     # The lean forward (api/engine/lean.py) for every forward without a LoRA adapter on a
     # CPU, with float32 weights in oneDNN's layout where that reads them faster than MKL (not
     # on Intel CPUs: api/engine/packing.py); off: transformers' forward and plain weights, as
@@ -123,15 +124,16 @@ class Settings:
             raise bad("device", f"must be auto, cpu, cuda or cuda:N, got {self.device!r}")
         if self.dtype not in ("auto", "float32", "bfloat16", "float16"):
             raise bad("dtype", f"must be auto, float32, bfloat16 or float16, got {self.dtype!r}")
-        if self.quantize not in ("none", "int8", "int4"):
-            raise bad("quantize", f"must be none, int8 or int4, got {self.quantize!r}")
-        if self.quantize != "none" and self.device.startswith("cuda"):
+        if self.quantize not in ("auto", "none", "int8", "int4"):
+            raise bad("quantize", f"must be auto, none, int8 or int4, got {self.quantize!r}")
+        quantized = self.quantize in ("int8", "int4")  # asked for; auto adapts to the rest
+        if quantized and self.device.startswith("cuda"):
             raise bad("quantize", "int8 and int4 use torch's CPU kernels; on a GPU use "
                       "MNEMO_DTYPE=bfloat16 instead")
-        if self.quantize != "none" and self.dtype not in ("auto", "float32"):
+        if quantized and self.dtype not in ("auto", "float32"):
             raise bad("quantize", "keeps the rest of the model in float32: leave MNEMO_DTYPE "
                       "at auto or float32")
-        if self.quantize != "none" and self.admin_keys:
+        if quantized and self.admin_keys:
             raise bad("quantize", "cannot be combined with the admin API (MNEMO_ADMIN_KEYS): "
                       "adapters loaded at run time need float linear layers; list adapters in "
                       "MNEMO_ADAPTERS instead, they are loaded before quantization")
@@ -141,7 +143,8 @@ class Settings:
         if self.engine_url:
             if not self.engine_url.startswith(("http://", "https://")):
                 raise bad("engine_url", f"must be an http:// or https:// URL, got {self.engine_url!r}")
-            local = [n for n, v, off in (("quantize", self.quantize, "none"),
+            local = [n for n, v, off in (("quantize", "none" if self.quantize == "auto"
+                                          else self.quantize, "none"),
                                          ("speculative", self.speculative, "none"),
                                          ("adapters", self.adapters, {}),
                                          ("admin_keys", self.admin_keys, ())) if v != off]
@@ -152,7 +155,7 @@ class Settings:
         if self.speculative not in ("none", "int4"):
             raise bad("speculative", f"must be none or int4, got {self.speculative!r}")
         if self.speculative != "none":
-            if self.quantize != "none":
+            if quantized:
                 raise bad("speculative", f"needs a float32 model to draft for; MNEMO_QUANTIZE="
                           f"{self.quantize} quantizes it already (leave it at none)")
             if self.dtype not in ("auto", "float32") or self.device.startswith("cuda"):

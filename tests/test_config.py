@@ -36,3 +36,36 @@ def test_bad_values_name_their_variable(env, fragment):
 def test_unknown_override_is_rejected():
     with pytest.raises(ConfigError, match="unknown setting"):
         Settings.load({}, {"modle": "x"})
+
+
+def gguf_header(path, file_type: int):
+    """A GGUF file holding only its header: version 3, no tensors, one key."""
+    import struct
+
+    key = b"general.file_type"
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 2)
+                     + struct.pack("<Q", 12) + b"general.name" + struct.pack("<IQ", 8, 4) + b"test"
+                     + struct.pack("<Q", len(key)) + key + struct.pack("<II", 4, file_type))
+    return path
+
+
+def test_quantize_auto_runs_int4_only_for_a_model_shipped_in_that_layout(tmp_path, tiny_dir):
+    from api.engine.loader import choose_quantize, gguf_file_type
+
+    def chosen(**values):
+        return choose_quantize(Settings.load(environ={}, overrides=values))
+
+    assert Settings.load(environ={}).quantize == "auto"
+    assert chosen() == "int4"  # the embedded default: a Q4_1 file
+    q4_0, f16 = gguf_header(tmp_path / "a.gguf", 2), gguf_header(tmp_path / "b.gguf", 1)
+    assert gguf_file_type(q4_0) == 2 and gguf_file_type(f16) == 1
+    assert chosen(model=str(q4_0)) == "int4"
+    assert chosen(model=str(f16)) == "none"  # float16 weights: quantizing would change them
+    assert chosen(model=str(tiny_dir)) == "none"  # a model directory
+    # Where int4 cannot run, auto is none (an explicit int4 there is refused at start).
+    assert chosen(admin_keys=("admin-key-0123456789abcdef",), adapter_dir=str(tmp_path)) == "none"
+    assert chosen(dtype="bfloat16") == "none"
+    assert chosen(speculative="int4") == "none"
+    assert chosen(quantize="none") == "none" and chosen(quantize="int8") == "int8"
+    with pytest.raises(ConfigError, match="MNEMO_QUANTIZE"):
+        Settings.load(environ={}, overrides={"quantize": "int4", "dtype": "bfloat16"})

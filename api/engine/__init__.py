@@ -90,7 +90,7 @@ class Engine(Backend):
             bind = os.environ.get("MNEMO_BIND", "127.0.0.1:8000")
             log.info("ready: open http://%s/ (model %s on %s, %s, quantize %s, context %d, "
                      "adapters %s)", bind, self.loaded.model_id, self.loaded.device,
-                     str(self.loaded.dtype).removeprefix("torch."), self.settings.quantize,
+                     str(self.loaded.dtype).removeprefix("torch."), self.loaded.quantize,
                      self.loaded.context_window, ", ".join(self.loaded.adapters) or "none")
             self.ready.set()
 
