@@ -63,6 +63,19 @@ def adapter_root(tmp_path_factory, tiny_dir):
     make_adapter(tiny_dir, root / "olora", seed=25, init_lora_weights="olora")
     make_adapter(tiny_dir, root / "odd-alpha", seed=26)
     edit_config(root / "odd-alpha", lora_alpha="64")
+    # Weights for only some targeted layers: the others would keep a random initialisation.
+    make_adapter(tiny_dir, root / "missing-layers", seed=27)
+    weights = load_file(root / "missing-layers" / "adapter_model.safetensors")
+    save_file({k: v for k, v in weights.items() if ".layers.0." in k},
+              root / "missing-layers" / "adapter_model.safetensors")
+    make_adapter(tiny_dir, root / "alpha-inf", seed=28)
+    edit_config(root / "alpha-inf", lora_alpha=float("inf"))
+    make_adapter(tiny_dir, root / "nan-weights", seed=29)
+    weights = load_file(root / "nan-weights" / "adapter_model.safetensors")
+    save_file({k: torch.full_like(v, float("nan")) for k, v in weights.items()},
+              root / "nan-weights" / "adapter_model.safetensors")
+    make_adapter(tiny_dir, root / "one-layer", seed=30)
+    edit_config(root / "one-layer", layers_to_transform=0)  # "layer 0 only": not honoured
     make_adapter(tiny_dir, root / "regex", seed=21)
     edit_config(root / "regex", target_modules=".*proj")
     make_adapter(tiny_dir, root / "extra-tensor", seed=22)
@@ -151,6 +164,10 @@ def test_admin_calls_need_an_admin_key_not_a_client_key(admin_app):
     ("one/" + "y" * 1000, "File name too long"),
     ("loop-a", "ymlink loop"),
     ("loop-a/adapter", "ymlink loop"),
+    ("missing-layers", "has no weights for"),
+    ("alpha-inf", "lora_alpha must be a positive number"),
+    ("nan-weights", "not finite"),
+    ("one-layer", "layers_to_transform = 0"),
     ("pissa", "init_lora_weights = 'pissa'"),
     ("olora", "init_lora_weights = 'olora'"),
     ("odd-alpha", "lora_alpha must be a positive number"),

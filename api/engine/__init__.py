@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 import weakref
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
 from flask import Flask
@@ -211,7 +212,13 @@ class Engine(Backend):
         with self._admin_lock:
             adapter = self.registry.remove(name)
             before = base_digest(self.scheduler.model)
-            self._retire(adapter).result(timeout or self.settings.generation_timeout + 10)
+            wait = timeout or self.settings.generation_timeout + 10
+            try:
+                self._retire(adapter).result(wait)
+            except FutureTimeout:  # still in use: it leaves the model once they finish
+                raise AdapterConflict(f"{name!r} is unloaded for new requests, but requests "
+                                      f"still used it after {wait:g} s; its weights leave the "
+                                      "model when they finish.", param="name") from None
             self._check_base(before, f"unloading adapter {name!r}")
         log.info("adapter %s unloaded", name)
         return adapter

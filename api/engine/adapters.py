@@ -84,14 +84,23 @@ def _confine(base: Path, relative: str) -> Path:
 # trainable tokens, biases), need a forward Mnemo does not run (DoRA, aLoRA), or give layers
 # ranks the weights check does not cover (rank_pattern). The adapter is built from these
 # settings alone (``lora_config``): whatever else the file says never reaches peft.
+MAX_ALPHA = 65536.0  # far above any trained adapter's; beyond it a layer's output overflows
+MAX_WEIGHT = 1e4  # the largest magnitude a LoRA matrix may hold (trained ones stay near 1)
+
+
 def _number(v) -> bool:
-    return type(v) in (int, float) and v > 0
+    return type(v) in (int, float) and 0 < v <= MAX_ALPHA  # NaN and infinity fail both
+
+
+def _empty(v) -> bool:
+    """None, False or an empty container: not 0, which JSON writes for numbers."""
+    return v is None or v is False or (type(v) in (dict, list, str) and not v)
 
 
 HONOURED = {
     "peft_type": (lambda v: v == "LORA", '"LORA"'),
     "r": (lambda v: type(v) is int and v >= 1, "a positive integer"),
-    "lora_alpha": (_number, "a positive number"),
+    "lora_alpha": (_number, f"a positive number up to {MAX_ALPHA:g}"),
     "target_modules": (lambda v: isinstance(v, list) and bool(v)
                        and all(isinstance(t, str) for t in v),
                        "a list of module names (a regular expression is not accepted here)"),
@@ -100,7 +109,8 @@ HONOURED = {
     # An initialisation runs only when training starts; a saved adapter's weights come from its
     # file. PiSSA, OLoRA, CorDA, LoftQ, EVA and orthogonal initialisations rewrite the base
     # model's weights, so an adapter saved with one is meant for another base: refused.
-    "init_lora_weights": (lambda v: v in (True, False, "gaussian"), 'true, false or "gaussian"'),
+    "init_lora_weights": (lambda v: v is True or v is False or v == "gaussian",
+                          'true, false or "gaussian"'),
     "lora_dropout": (lambda v: type(v) in (int, float) and 0 <= v < 1, "a number in [0, 1)"),
 }
 # Keys that describe the file and change nothing at inference.
@@ -141,7 +151,7 @@ def inspect(path: Path, model) -> Spec:
             if not ok(value):
                 raise AdapterInvalid(f"{path.name}/{CONFIG}: {key} = {value!r} is not supported "
                                      f"({key} must be {wanted}).")
-        elif key not in METADATA and value not in (None, False, {}, [], ""):
+        elif key not in METADATA and not _empty(value):
             raise AdapterInvalid(f"{path.name}/{CONFIG}: {key} = {value!r} is not supported "
                                  "(only plain LoRA on linear layers is loaded at run time).")
     if "r" not in config or "target_modules" not in config:
@@ -154,7 +164,7 @@ def inspect(path: Path, model) -> Spec:
         raise AdapterInvalid(f"target modules {missing} are not linear layers of the loaded model.")
     _check_weights(path, {n: m for n, m in linears.items() if n.rsplit(".", 1)[-1] in targets},
                    rank)
-    return Spec(path, rank, float(config.get("lora_alpha", 8)), tuple(sorted(targets)),
+    return Spec(path, rank, float(config.get("lora_alpha", 8)), tuple(sorted(set(targets))),
                 bool(config.get("use_rslora", False)))
 
 
@@ -163,7 +173,12 @@ def read_weights(spec: Spec) -> dict[str, torch.Tensor]:
     thread so the worker only copies them in."""
     from safetensors.torch import load_file
 
-    return load_file(str(spec.path / WEIGHTS))
+    weights = load_file(str(spec.path / WEIGHTS))
+    for key, tensor in weights.items():
+        if not torch.isfinite(tensor).all() or tensor.abs().max() > MAX_WEIGHT:
+            raise AdapterInvalid(f"{spec.path.name}/{WEIGHTS}: {key} holds values that are not "
+                                 f"finite or beyond {MAX_WEIGHT:g} in magnitude.")
+    return weights
 
 
 def lora_config(spec: Spec):
@@ -265,6 +280,12 @@ def _check_weights(path: Path, targeted: dict, rank: int) -> None:
     if half:
         raise AdapterInvalid(f"{path.name}/{WEIGHTS}: {half[0]} has only one of its A and B "
                              "matrices.")
+    # Every targeted layer needs its weights: one left out would keep a random initialisation.
+    missing = sorted(set(targeted) - set(parts))
+    if missing:
+        raise AdapterInvalid(f"{path.name}/{WEIGHTS} has no weights for {missing[0]}"
+                             f"{f' and {len(missing) - 1} more targeted layers' if len(missing) > 1 else ''}"
+                             ": the config targets it (target_modules).")
 
 
 class Registry:
