@@ -171,6 +171,7 @@ def inspect(path: Path, model) -> Spec:
 def read_weights(spec: Spec) -> dict[str, torch.Tensor]:
     """The adapter's A and B matrices (already checked by ``inspect``), read on the caller's
     thread so the worker only copies them in."""
+    import peft.utils  # noqa: F401  (imported here, not in the worker: 0.2 s on first use)
     from safetensors.torch import load_file
 
     weights = load_file(str(spec.path / WEIGHTS))
