@@ -53,9 +53,10 @@ def test_quantize_auto_runs_int4_only_for_a_model_shipped_in_that_layout(tmp_pat
     from api.engine.loader import choose_quantize, gguf_file_type
 
     def chosen(**values):
-        return choose_quantize(Settings.load(environ={}, overrides=values))
+        return choose_quantize(Settings.load(environ={}, overrides={"quantize": "auto",
+                                                                     **values}))
 
-    assert Settings.load(environ={}).quantize == "auto"
+    assert Settings.load(environ={}).quantize == "none"  # auto is opt-in for now
     assert chosen() == "int4"  # the embedded default: a Q4_1 file
     q4_0, f16 = gguf_header(tmp_path / "a.gguf", 2), gguf_header(tmp_path / "b.gguf", 1)
     assert gguf_file_type(q4_0) == 2 and gguf_file_type(f16) == 1

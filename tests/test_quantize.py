@@ -82,7 +82,7 @@ def test_quantize_replaces_every_linear_layer_but_lora_matrices(tiny_dir, lora_d
 
 
 @pytest.mark.parametrize("extra, why", [
-    ({"quantize": "int3"}, "must be none, int8 or int4"),
+    ({"quantize": "int3"}, "must be auto, none, int8 or int4"),
     ({"quantize": "int4", "device": "cuda"}, "on a GPU use MNEMO_DTYPE=bfloat16"),
     ({"quantize": "int8", "dtype": "bfloat16"}, "leave MNEMO_DTYPE"),
     ({"quantize": "int4", "admin_keys": ("a" * 16,), "adapter_dir": "."}, "admin API"),
