@@ -86,9 +86,9 @@ class CpuGate:
                 self._resume_at = max(self._resume_at, now) + min(MAX_PAUSE,
                                                                   (now - began) * self.rest)
                 until = self._resume_at
+                self.paused_s += max(0.0, until - now)
             if until > now:
                 time.sleep(until - now)
-                self.paused_s += until - now
         _local.slice_began = time.monotonic()
 
     @contextlib.contextmanager

@@ -209,6 +209,29 @@ def test_a_failed_summary_replaces_nothing_and_says_so(mem_live, monkeypatch):
     assert body["error"]["code"] == "summary_failed"
 
 
+def test_a_compaction_that_finds_no_room_fails_alone_after_a_whole_reply(mem_live,
+                                                                        monkeypatch):
+    """The CPU gate full when the summary is due (it runs after the reply, in the same thread):
+    the reply is whole and the compaction fails with the reason, never the request."""
+    from api.exceptions import Overloaded
+    from api.memory import compaction
+
+    def full(*_args):
+        raise Overloaded("64 requests are waiting to prepare their prompts; retry shortly.")
+
+    monkeypatch.setattr(compaction, "_readable_until", full)
+    messages = long_chat(12) + [user("hi")]
+    for stream in (False, True):
+        body = call(mem_live, "/api/chat", {"messages": messages, "max_turns": 50,
+                                            "stream": stream})
+        if stream:
+            assert body[-1][0] == "done"  # the stream ends as usual
+        done = body[-1][1] if stream else body
+        assert done["message"]["content"] is not None
+        assert done["compaction"]["status"] == "failed"
+        assert "could not start" in done["compaction"]["reason"] and "summary" not in done
+
+
 def test_a_client_written_summary_never_comes_back_signed(mem_live):
     messages = [user("My room is 512."), assistant("Welcome."), user("I like quiet rooms."),
                 assistant("Noted."), user("What is my room?")]

@@ -51,9 +51,12 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     system = preset.summary_instruction
     if prose_before:
         system += "\n\nThe summary so far:\n" + prose_before
-    with cpu_work():
-        covers, blocker = _readable_until(messages, start, until, eng, system,
-                                          preset.summary_max_tokens)
+    try:
+        with cpu_work():
+            covers, blocker = _readable_until(messages, start, until, eng, system,
+                                              preset.summary_max_tokens)
+    except MnemoError as err:  # no room to work now (a full queue): a later turn folds it
+        return _failed(f"the summary could not start: {err.message}")
     if blocker is not None:
         index, size, room = blocker
         return _failed(f"message {index} alone is about {size} tokens, more than the summariser "
