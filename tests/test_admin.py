@@ -260,6 +260,86 @@ def test_unload_waits_for_requests_in_flight_and_refuses_new_ones(admin_app, mon
     assert "slow#1" not in scheduler.model.peft_config
 
 
+def test_a_load_is_built_off_the_worker_and_leaves_the_running_model_as_it_was(admin_app,
+                                                                            monkeypatch):
+    """The worker's part of a load or unload is a pointer swap, so a stream waits at most one
+    step: the adapter is attached to (and removed from) a clone built on the admin call's
+    thread, and the model that was running keeps its modules and shares its tensors."""
+    from api.engine import runner as runner_module
+
+    engine = admin_app.extensions["engine"]
+    worker = engine.scheduler._thread
+    threads = []
+    for name in ("attach", "detach"):
+        real = getattr(runner_module, name)
+        monkeypatch.setattr(runner_module, name, lambda *a, _real=real, **k: (
+            threads.append(threading.current_thread()), _real(*a, **k))[1])
+    c = admin_app.test_client()
+    running = engine.scheduler.model
+    modules = {name: id(m) for name, m in running.named_modules()}
+    keys = set(running.peft_config)
+    base = chat(c)[1]["message"]["content"]
+    assert call(c, "POST", "/admin/adapters", name="built", path="one")[0] == 201
+    loaded = engine.scheduler.model
+    assert loaded is not running and "built#1" in loaded.peft_config
+    assert {name: id(m) for name, m in running.named_modules()} == modules
+    assert set(running.peft_config) == keys
+    shared = dict(running.get_base_model().named_parameters())
+    for name, weight in loaded.get_base_model().named_parameters():
+        if ".lora_" not in name:
+            assert weight.data_ptr() == shared[name].data_ptr(), name
+    assert chat(c, adapter="built")[0] == 200 and chat(c)[1]["message"]["content"] == base
+    assert call(c, "DELETE", "/admin/adapters/built")[0] == 200
+    assert set(engine.scheduler.model.peft_config) == keys
+    assert len(threads) == 2 and worker not in threads
+
+
+def test_an_unload_that_waited_while_another_load_landed_removes_only_its_adapter(admin_app,
+                                                                                 monkeypatch):
+    """An unload whose requests outlast its wait leaves the model later, when they finish; a
+    load that lands in between replaced the model it was built from, so it is built again
+    from the running one and the new adapter stays."""
+    engine = admin_app.extensions["engine"]
+    c = admin_app.test_client()
+    assert call(c, "POST", "/admin/adapters", name="held", path="one")[0] == 201
+    expected = chat(c, adapter="held", max_new_tokens=40)[1]["message"]["content"]
+    first, second, reached = threading.Event(), threading.Event(), threading.Event()
+
+    def gate(n):  # the stream's 2nd and 3rd forwards wait for the test
+        if n in (2, 3):
+            reached.set()
+            (first if n == 2 else second).wait(30)
+
+    restore = wrap_forward(monkeypatch, admin_app, gate)
+    result = {}
+    stream = threading.Thread(target=lambda: result.update(
+        chat(admin_app.test_client(), adapter="held", max_new_tokens=40)[1]))
+    stream.start()
+    assert reached.wait(30)
+    with pytest.raises(Exception, match="still used it"):
+        engine.unload_adapter("held", timeout=0.2)
+    loading = threading.Thread(target=lambda: result.update(
+        load=call(admin_app.test_client(), "POST", "/admin/adapters", name="later", path="two")))
+    loading.start()
+    while not engine.scheduler._calls or len(engine.scheduler._calls) < 2:  # drop, then install
+        assert loading.is_alive() and stream.is_alive()
+        loading.join(0.01)
+    first.set()  # the worker installs the load between the 2nd and 3rd forwards
+    loading.join(30)
+    assert result["load"][0] == 201
+    assert {"held#1", "later#1"} <= set(engine.scheduler.model.peft_config)
+    second.set()
+    stream.join(60)
+    restore()
+    assert result["message"]["content"] == expected
+    deadline = time.monotonic() + 30
+    while "held#1" in engine.scheduler.model.peft_config and time.monotonic() < deadline:
+        stream.join(0.01)
+    assert set(engine.scheduler.model.peft_config) == {"shouty", "later#1"}
+    assert chat(c, adapter="later")[0] == 200
+    assert call(c, "DELETE", "/admin/adapters/later")[0] == 200
+
+
 def test_a_load_that_fails_inside_the_model_changes_nothing(admin_app, monkeypatch):
     import peft.utils
 

@@ -158,8 +158,9 @@ class Engine(Backend):
 
     # -- the admin API's operations -------------------------------------------------------
     def load_adapter(self, name: str, relative: str, *, replace: bool = False) -> Adapter:
-        """Check, load (in the worker, between steps) and publish an adapter; the old one of
-        that name, when replaced, leaves the model once its requests have finished."""
+        """Check and load an adapter (built here, swapped in by the worker between two steps)
+        and publish it; the old one of that name, when replaced, leaves the model once its
+        requests have finished."""
         root = Path(self.settings.adapter_dir)
         if name == self.model_id:
             raise AdapterConflict(f"{name!r} is the base model's name.", param="name")
@@ -170,15 +171,15 @@ class Engine(Backend):
             spec = inspect(confine(root, relative), self.scheduler.model)
             weights = read_weights(spec)  # read here: the worker only copies them in
             key = self.registry.next_key(name)
-            before = base_digest(self.scheduler.model)
             runner = self.scheduler.runner
-            self.scheduler.call(lambda: runner.add_adapter(key, spec, weights)).result()
-            self._check_base(before, f"loading adapter {name!r}",
-                             undo=lambda: runner.delete_adapter(key))
+            before = base_digest(runner.model)
+            variant = runner.with_adapter(key, spec, weights)  # here, on a clone
+            self._check_base(before, variant.model, f"loading adapter {name!r}")
+            self.scheduler.call(lambda: runner.install(variant)).result()
             adapter = Adapter(name, key, relative, spec.rank, spec.targets, "admin")
             old = self.registry.add(adapter, replace=True)
-        if old is not None:
-            self._retire(old)
+            if old is not None:
+                self._retire(old)  # built now, under the lock, from the model just installed
         log.info("adapter %s loaded from %s (rank %d)", name, spec.path, spec.rank)
         return adapter
 
@@ -188,16 +189,15 @@ class Engine(Backend):
     def not_ready_reason(self) -> str:
         return self.fault or super().not_ready_reason()
 
-    def _check_base(self, before: dict[str, int], what: str, undo=None) -> None:
-        """The shared base model must be bit for bit what it was. If ``what`` changed it, undo
-        it (in the worker); if the base is still changed, stop serving rather than answer
-        everyone from a corrupted model (``/readyz`` says why; a restart restores it)."""
-        after = base_digest(self.scheduler.model)
+    def _check_base(self, before: dict[str, int], model, what: str) -> None:
+        """``model``'s base weights must be bit for bit what they were. If ``what`` changed
+        them, it is refused; the base tensors are shared with the running model, so if that one
+        changed too the engine stops serving rather than answer everyone from a corrupted model
+        (``/readyz`` says why; a restart restores it)."""
+        after = base_digest(model)
         if after == before:
             return
         changed = sorted(k for k in before if after.get(k) != before[k])
-        if undo is not None:
-            self.scheduler.call(undo).result()
         if base_digest(self.scheduler.model) != before:
             self.fault = (f"{what} changed the base model's weights ({changed[0]}, ...); "
                           "restart the server")
@@ -219,15 +219,18 @@ class Engine(Backend):
                 raise AdapterConflict(f"{name!r} is unloaded for new requests, but requests "
                                       f"still used it after {wait:g} s; its weights leave the "
                                       "model when they finish.", param="name") from None
-            self._check_base(before, f"unloading adapter {name!r}")
+            self._check_base(before, self.scheduler.model, f"unloading adapter {name!r}")
         log.info("adapter %s unloaded", name)
         return adapter
 
     def _retire(self, adapter: Adapter):
+        """Take ``adapter`` out of the model once no request uses it: the model without it is
+        built here, the worker swaps it in (the caller holds the admin lock)."""
         sched = self.scheduler
+        variant = sched.runner.without_adapter(adapter.key)
 
         def drop():
-            sched.runner.delete_adapter(adapter.key)
+            sched.runner.install(variant)
             sched.prefix.drop_adapter(adapter.key)
 
         return sched.call(drop, ready=lambda: sched.in_flight(adapter.key) == 0)

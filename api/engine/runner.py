@@ -17,16 +17,21 @@ back (the layers it reached had appended a position).
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import time
+
 import torch
 
 from . import batch as kvbatch
 from . import prefill
-from .adapters import attach
+from .adapters import attach, clone, detach
 from .group import Group, offsets
 from .kvbuffer import new_cache
 from .loader import Loaded
 from .request import Sequence
 
+PAUSE_EVERY, PAUSE_SECONDS = 50, 0.0003  # how a variant's build makes way for the worker
 MAX_GROUPS = 4  # each group costs a forward per step (the weights are read once per forward)
 PADDING_SHARE = 0.5  # join a group if its padding grows by at most half the positions used...
 PADDING_SLACK = 64  # ...plus this many per row (short prompts always share a group)
@@ -39,6 +44,7 @@ class Runner:
         self.device = loaded.device
         self.pad_id = min(loaded.eos_ids)
         self._is_peft = bool(loaded.adapters)
+        self.plain = None if loaded.adapters else loaded.model  # the model without adapters
         self.kv_dtype = loaded.kv_dtype  # what new key/value buffers hold
         self._lora_on: bool | None = None  # the LoRA layers' switch, as last set
         self.groups: list[Group] = []  # the running batch: rows that decode together, by group
@@ -201,20 +207,69 @@ class Runner:
     def clear(self) -> None:
         self.groups = []
 
-    # -- adapters (between steps only: the worker thread calls these) -------------------
-    def add_adapter(self, key: str, spec, weights) -> None:
-        """Attach a checked LoRA adapter under ``key`` (``adapters.attach``: no initialisation,
-        no base weight written); on failure the model is as it was."""
-        self._lora_on = None  # loading may switch layers on: set again at the next forward
-        self.model = self.m.model = attach(self.model, key, spec, weights).to(self.device).eval()
-        self._is_peft = True
+    # -- adapters: built on the admin call's thread, swapped in by the worker -------------
+    def with_adapter(self, key: str, spec, weights) -> Variant:
+        """The running model with a checked LoRA adapter attached under ``key``
+        (``adapters.attach``: no initialisation, no base weight written), built on a clone: the
+        running model is untouched until ``install``, and untouched if this fails."""
+        return Variant.build(self.model, lambda m: attach(m, key, spec, weights), self.busy)
 
-    def delete_adapter(self, key: str) -> None:
-        """Remove an adapter; without the last one the model is unwrapped to the plain model
-        (peft keeps naming a deleted last adapter as active, and every forward fails)."""
-        if set(self.model.peft_config) == {key}:
-            self.model = self.m.model = self.model.unload().eval()
-            self._is_peft = False
-        else:
-            self.model.delete_adapter(key)
-        self._lora_on = None
+    def without_adapter(self, key: str) -> Variant:
+        """The running model without the adapter ``key``: after the last one, the plain model
+        the server started with (kept for this: nothing to build)."""
+        change = lambda m: detach(m, key)  # noqa: E731
+        if self.plain is not None and set(self.model.peft_config) == {key}:
+            return Variant(self.model, self.plain, change)
+        return Variant.build(self.model, change, self.busy)
+
+    def busy(self) -> bool:
+        return bool(self.groups)
+
+    def install(self, variant: Variant) -> None:
+        """Make ``variant``'s model the running one (the worker calls this, between steps): a
+        pointer swap. One built from a model that has since been replaced (an unload that
+        waited for its requests while another load landed) is built again, here."""
+        model = variant.model
+        if self.model is not variant.origin:
+            model = Variant.build(self.model, variant.change).model
+        from peft import PeftModel  # imported already: the variant was built with it
+
+        self.model = self.m.model = model
+        self._is_peft = isinstance(model, PeftModel)
+        self._lora_on = None  # the new tree's LoRA switch is set again at the next forward
+
+
+class Variant:
+    """A model built from ``origin`` by ``change``, on a clone of its module tree."""
+
+    def __init__(self, origin, model, change):
+        self.origin, self.model, self.change = origin, model, change
+
+    @classmethod
+    def build(cls, origin, change, busy=lambda: False) -> Variant:
+        with _pausing(busy):
+            return cls(origin, change(clone(origin)).eval(), change)
+
+
+@contextlib.contextmanager
+def _pausing(busy):
+    """Building a variant is pure Python (peft walks the module tree) and holds the GIL, which
+    the worker needs back after every torch call of a step; it got it only at the interpreter's
+    switch interval, so a build stalled streams by two to four steps. While ``busy()`` (streams
+    run), the build pauses every ``PAUSE_EVERY`` Python calls and the worker hardly waits; the
+    build takes seconds instead of tenths."""
+    count = 0
+    previous = sys.getprofile()
+
+    def pause(_frame, event, _arg):
+        nonlocal count
+        if event == "call":
+            count += 1
+            if count % PAUSE_EVERY == 0 and busy():
+                time.sleep(PAUSE_SECONDS)
+
+    sys.setprofile(pause)
+    try:
+        yield
+    finally:
+        sys.setprofile(previous)
