@@ -377,8 +377,14 @@ function wire() {
     e.preventDefault();
     const text = $("input").value;
     if (!text.trim() || app.controller) return;
-    $("input").value = "";
-    if ((await send(text)) === false) $("input").value = text;
+    $("input").value = ""; // a second Enter while this one waits sends nothing
+    let sent = false;
+    try {
+      await app.ready; // typed before the page finished loading: sent once it has
+      sent = (await send(text)) !== false;
+    } finally {
+      if (!sent && !$("input").value) $("input").value = text; // never lost
+    }
   });
   $("input").addEventListener("keydown", (e) => {
     // Enter during IME composition (Chinese input) confirms the candidate, it does not send.
@@ -450,6 +456,7 @@ async function start() {
   sidebar = initSidebar(app);
   memory = initMemory(app);
   initShortcuts(app);
+  app.ready = openLast(); // the server's config and the last conversation
   wire();
   // Ask the browser not to evict these conversations under storage pressure.
   if (navigator.storage && navigator.storage.persist) {
@@ -458,6 +465,9 @@ async function start() {
       if (app.current) showStorage();
     }, () => {});
   }
+  await app.ready;
+}
+async function openLast() {
   await settings.load();
   const last = localStorage.getItem("mnemo.v1.current");
   const convs = S.list();

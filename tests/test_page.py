@@ -290,6 +290,26 @@ def test_page_has_csp_and_works_at_phone_width(browser, live):
         ctx.close()
 
 
+def test_a_message_sent_before_the_page_finished_loading_is_sent_once_it_has(context, live):
+    page = context.new_page()
+    bodies = []
+    record_chat_bodies(page, bodies)
+    # The server's config arrives 1.5 s late, as over a slow link.
+    page.add_init_script("""{
+      const fetch0 = window.fetch;
+      window.fetch = (url, opts) => String(url).includes("/api/config")
+        ? new Promise((ok) => setTimeout(ok, 1500)).then(() => fetch0(url, opts)) : fetch0(url, opts);
+    }""")
+    page.goto(live.url)
+    send(page, "Typed at once")
+    page.press("#input", "Enter")  # a second Enter while the first waits sends nothing
+    assert page.locator(".msg").count() == 0  # still loading
+    wait_reply(page, 2)
+    expect(page.locator(".msg.user .body")).to_have_text("Typed at once")
+    assert [b["messages"] for b in bodies] == [[{"role": "user", "content": "Typed at once"}]]
+    expect(page.locator("#input")).to_have_value("")
+
+
 @pytest.fixture(scope="module")
 def keyed_live(tiny_dir, lora_dir, tmp_path_factory):
     app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, api_keys=("page-key",)))
