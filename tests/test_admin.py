@@ -294,6 +294,63 @@ def test_a_load_is_built_off_the_worker_and_leaves_the_running_model_as_it_was(a
     assert len(threads) == 2 and worker not in threads
 
 
+@pytest.fixture()
+def hooked_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
+    """transformers' forward for every request (as on a GPU): peft routes adapter rows through
+    hooks it registers on each LoRA layer for the forward's length."""
+    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, admin_keys=(ADMIN,),
+                                 api_keys=(CLIENT,), adapter_dir=str(adapter_root),
+                                 max_batch_size=4, lean_forward=False))
+    wait_ready(app)
+    yield app
+    app.extensions["engine"].scheduler.stop()
+
+
+def test_a_load_while_an_adapter_forward_runs_copies_no_hook_of_it(hooked_app, monkeypatch):
+    """The tree a load builds on is copied between two steps, never during a forward: one
+    copied while peft's per-forward hooks were on the LoRA layers kept them, and every later
+    base request ran with that forward's adapter routing (or failed on its row count)."""
+    from peft.tuners.lora import layer as lora_layer
+
+    c = hooked_app.test_client()
+    scheduler = hooked_app.extensions["engine"].scheduler
+    base = chat(c, max_new_tokens=8)[1]["message"]["content"]
+    inside, release = threading.Event(), threading.Event()
+    real = lora_layer.Linear.forward
+
+    def held(self, *args, **kwargs):  # the first LoRA layer of an adapter forward waits
+        if not inside.is_set():
+            inside.set()
+            release.wait(30)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(lora_layer.Linear, "forward", held)
+    result = {}
+    streams = [threading.Thread(target=lambda i=i: result.update(
+        {i: chat(hooked_app.test_client(), adapter="shouty", max_new_tokens=8)}))
+        for i in range(2)]
+    for t in streams:
+        t.start()
+    assert inside.wait(30)
+    loading = threading.Thread(target=lambda: result.update(
+        load=call(hooked_app.test_client(), "POST", "/admin/adapters", name="mid", path="one")))
+    loading.start()
+    while not scheduler._calls:  # the load asked the worker for something (a copy, or a swap)
+        assert loading.is_alive()
+        loading.join(0.01)
+    release.set()
+    loading.join(60)
+    for t in streams:
+        t.join(60)
+    assert result["load"][0] == 201 and "mid#1" in scheduler.model.peft_config
+    assert [result[i][0] for i in range(2)] == [200, 200]
+    for module in scheduler.model.modules():
+        assert not module._forward_pre_hooks, type(module).__name__
+    status, body = chat(c, max_new_tokens=8)
+    assert status == 200 and body["message"]["content"] == base
+    assert chat(c, adapter="mid", max_new_tokens=8)[0] == 200
+
+
 def test_an_unload_that_waited_while_another_load_landed_removes_only_its_adapter(admin_app,
                                                                                  monkeypatch):
     """An unload whose requests outlast its wait leaves the model later, when they finish; a
@@ -303,32 +360,42 @@ def test_an_unload_that_waited_while_another_load_landed_removes_only_its_adapte
     c = admin_app.test_client()
     assert call(c, "POST", "/admin/adapters", name="held", path="one")[0] == 201
     expected = chat(c, adapter="held", max_new_tokens=40)[1]["message"]["content"]
-    first, second, reached = threading.Event(), threading.Event(), threading.Event()
+    arrived, tokens, free = [], threading.Semaphore(0), threading.Event()
 
-    def gate(n):  # the stream's 2nd and 3rd forwards wait for the test
-        if n in (2, 3):
-            reached.set()
-            (first if n == 2 else second).wait(30)
+    def gate(n):  # from its 2nd forward on, the stream runs one forward per token from the test
+        if n >= 2 and not free.is_set():
+            arrived.append(n)
+            tokens.acquire(timeout=30)
+
+    def until(condition):
+        while not condition():
+            assert stream.is_alive()
+            stream.join(0.01)
+
+    def step():  # one forward, then the worker's calls, up to the next forward
+        k = len(arrived)
+        tokens.release()
+        until(lambda: len(arrived) > k)
 
     restore = wrap_forward(monkeypatch, admin_app, gate)
     result = {}
     stream = threading.Thread(target=lambda: result.update(
         chat(admin_app.test_client(), adapter="held", max_new_tokens=40)[1]))
     stream.start()
-    assert reached.wait(30)
+    until(lambda: arrived)
     with pytest.raises(Exception, match="still used it"):
         engine.unload_adapter("held", timeout=0.2)
     loading = threading.Thread(target=lambda: result.update(
         load=call(admin_app.test_client(), "POST", "/admin/adapters", name="later", path="two")))
     loading.start()
-    while not engine.scheduler._calls or len(engine.scheduler._calls) < 2:  # drop, then install
-        assert loading.is_alive() and stream.is_alive()
-        loading.join(0.01)
-    first.set()  # the worker installs the load between the 2nd and 3rd forwards
-    loading.join(30)
+    until(lambda: len(engine.scheduler._calls) >= 2)  # the drop, and the load's copy
+    while loading.is_alive():  # copied, built, then swapped in, each between two forwards
+        step()
+        loading.join(0.05)
     assert result["load"][0] == 201
     assert {"held#1", "later#1"} <= set(engine.scheduler.model.peft_config)
-    second.set()
+    free.set()
+    tokens.release()
     stream.join(60)
     restore()
     assert result["message"]["content"] == expected

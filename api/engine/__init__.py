@@ -173,7 +173,8 @@ class Engine(Backend):
             key = self.registry.next_key(name)
             runner = self.scheduler.runner
             before = base_digest(runner.model)
-            variant = runner.with_adapter(key, spec, weights)  # here, on a clone
+            tree = self.scheduler.call(runner.tree).result()  # a clone, taken between steps
+            variant = runner.with_adapter(tree, key, spec, weights)  # built here, on it
             self._check_base(before, variant.model, f"loading adapter {name!r}")
             self.scheduler.call(lambda: runner.install(variant)).result()
             adapter = Adapter(name, key, relative, spec.rank, spec.targets, "admin")
@@ -227,7 +228,8 @@ class Engine(Backend):
         """Take ``adapter`` out of the model once no request uses it: the model without it is
         built here, the worker swaps it in (the caller holds the admin lock)."""
         sched = self.scheduler
-        variant = sched.runner.without_adapter(adapter.key)
+        variant = sched.runner.without_adapter(adapter.key,
+                                               lambda: sched.call(sched.runner.tree).result())
 
         def drop():
             sched.runner.install(variant)

@@ -14,19 +14,21 @@ the model is touched:
   of the shape the loaded model needs at the config's rank (a different base model fails here);
 - the adapter is built from the honoured settings alone, with no initialisation, and its
   weights are copied in from the file (``attach``): the same path at start and at run time.
-The running model is never changed in place. A load or unload builds its model off the worker,
-on the admin call's thread: a copy of the module tree (``clone``) that shares every tensor with
-the running model, with the adapter attached to it or removed from it. The worker then swaps it
-in between two steps (``Runner.install``), a pointer swap, so streams stall by no more than
-one step; the running model's modules are untouched, and a failed load changes nothing. A
-checksum of the base weights, taken before and after the build, must be equal (``base_digest``);
-otherwise the load is refused, and since the base's tensors are shared a base it changed stops
-the engine serving (``/readyz`` says to restart). An unloaded adapter's name is refused at once;
-its weights leave the model when the requests already using it have finished.
+The running model is never changed in place. A load or unload builds its model on a copy of
+the module tree (``clone``) that shares every tensor with the running model: the worker takes
+the copy between two steps (about 15 ms), the admin call's thread attaches the adapter to it or
+removes it, and the worker swaps it in between two later steps (``Runner.install``), a pointer
+swap, so streams stall by no more than one step; the running model's modules are untouched,
+and a failed load changes nothing. A checksum of the base weights, taken before and after the
+build, must be equal (``base_digest``); otherwise the load is refused, and since the base's
+tensors are shared a base it changed stops the engine serving (``/readyz`` says to restart). An
+unloaded adapter's name is refused at once; its weights leave the model when the requests
+already using it have finished.
 """
 
 from __future__ import annotations
 
+import collections
 import copy
 import json
 import re
@@ -253,23 +255,35 @@ def base_digest(model) -> dict[str, int]:
 
 def clone(model):
     """A copy of ``model``'s module tree that shares every parameter and buffer with it: each
-    module is copied with its own containers (children, parameters, peft's per-adapter dicts),
-    so attaching or removing an adapter on the copy leaves ``model`` as it was, at the cost of
-    the tree's Python objects, not its weights."""
+    module is copied with its own containers (children, parameters, hooks, peft's per-adapter
+    dicts), so attaching or removing an adapter on the copy leaves ``model`` as it was, at the
+    cost of the tree's Python objects (about 15 ms for the default model with LoRA), not its
+    weights. Take it where no forward runs (the worker, between steps): during an
+    adapter-routed forward peft registers hooks on every LoRA layer and removes them after,
+    so a copy taken then could fail or keep them."""
     memo: dict[int, torch.nn.Module] = {}
 
     def copy_module(module):
-        if id(module) in memo:  # a module reachable twice stays one module
-            return memo[id(module)]
-        new = memo[id(module)] = copy.copy(module)
-        for key, value in list(vars(new).items()):
+        new = memo.get(id(module))
+        if new is not None:  # a module reachable twice stays one module
+            return new
+        cls = type(module)
+        new = memo[id(module)] = cls.__new__(cls)
+        state = dict(vars(module))
+        for key, value in state.items():
             if key == "_modules":
-                vars(new)[key] = {n: None if c is None else copy_module(c) for n, c in value.items()}
+                state[key] = {n: None if c is None else copy_module(c) for n, c in value.items()}
+            elif type(value) in _PLAIN:
+                state[key] = type(value)(value)
             elif isinstance(value, (dict, list, set)):
-                vars(new)[key] = copy.copy(value)
+                state[key] = copy.copy(value)
+        object.__setattr__(new, "__dict__", state)
         return new
 
     return copy_module(model)
+
+
+_PLAIN = (dict, list, set, collections.OrderedDict)  # copied by their constructor: 5x faster
 
 
 def _linear_layers(model) -> dict:

@@ -208,19 +208,25 @@ class Runner:
         self.groups = []
 
     # -- adapters: built on the admin call's thread, swapped in by the worker -------------
-    def with_adapter(self, key: str, spec, weights) -> Variant:
-        """The running model with a checked LoRA adapter attached under ``key``
-        (``adapters.attach``: no initialisation, no base weight written), built on a clone: the
-        running model is untouched until ``install``, and untouched if this fails."""
-        return Variant.build(self.model, lambda m: attach(m, key, spec, weights), self.busy)
+    def tree(self) -> tuple:
+        """The running model and a ``clone`` of its module tree: the worker takes it, between
+        two steps (no forward is running, so no peft hook is half registered)."""
+        return self.model, clone(self.model)
 
-    def without_adapter(self, key: str) -> Variant:
-        """The running model without the adapter ``key``: after the last one, the plain model
-        the server started with (kept for this: nothing to build)."""
+    def with_adapter(self, tree: tuple, key: str, spec, weights) -> Variant:
+        """``tree``'s model with a checked LoRA adapter attached under ``key``
+        (``adapters.attach``: no initialisation, no base weight written), built on its clone:
+        the running model is untouched until ``install``, and untouched if this fails."""
+        return Variant.build(tree, lambda m: attach(m, key, spec, weights), self.busy)
+
+    def without_adapter(self, key: str, tree) -> Variant:
+        """The running model without the adapter ``key``, built on ``tree()`` (see ``tree``);
+        after the last one, the plain model the server started with (kept for this: nothing to
+        build)."""
         change = lambda m: detach(m, key)  # noqa: E731
         if self.plain is not None and set(self.model.peft_config) == {key}:
             return Variant(self.model, self.plain, change)
-        return Variant.build(self.model, change, self.busy)
+        return Variant.build(tree(), change, self.busy)
 
     def busy(self) -> bool:
         return bool(self.groups)
@@ -231,7 +237,7 @@ class Runner:
         waited for its requests while another load landed) is built again, here."""
         model = variant.model
         if self.model is not variant.origin:
-            model = Variant.build(self.model, variant.change).model
+            model = Variant.build(self.tree(), variant.change).model
         from peft import PeftModel  # imported already: the variant was built with it
 
         self.model = self.m.model = model
@@ -246,9 +252,11 @@ class Variant:
         self.origin, self.model, self.change = origin, model, change
 
     @classmethod
-    def build(cls, origin, change, busy=lambda: False) -> Variant:
+    def build(cls, tree: tuple, change, busy=lambda: False) -> Variant:
+        """``tree``: the origin and its clone (``Runner.tree``), which ``change`` changes."""
+        origin, model = tree
         with _pausing(busy):
-            return cls(origin, change(clone(origin)).eval(), change)
+            return cls(origin, change(model).eval(), change)
 
 
 @contextlib.contextmanager
