@@ -5,6 +5,7 @@ built with ``create_app``, and live servers on loopback for tests that need real
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import signal
 import socket
@@ -24,6 +25,30 @@ from api.engine.loader import dequantized_dir, embedded_gguf, embedded_tag
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE_DIR = Path(os.environ.get("MNEMO_CACHE_DIR", Path.home() / ".cache" / "mnemo"))
+
+
+# Slow tests (``-m "not slow"`` leaves them out for everyday work): those that use Chromium or
+# a server on the real default model, and those that load the default model themselves (the
+# tiny model's fixtures read its tokenizer only). Modules that start server processes or a
+# compiler mark themselves.
+SLOW_FIXTURES = {"browser", "default_live"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        direct = inspect.signature(item.function).parameters if hasattr(item, "function") else {}
+        if SLOW_FIXTURES & set(item.fixturenames) or "smol_dir" in direct:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def native_step():
+    """The native decode step, built once per machine into the shared cache directory and
+    loaded into this process, where every later load finds it (apps on a temporary cache
+    directory included): one compile per machine, not one per session."""
+    from api.engine import native
+
+    native.load(CACHE_DIR)
 
 
 @pytest.fixture(scope="session")
@@ -118,6 +143,27 @@ def tiny_live(tiny_dir, lora_dir, tmp_path_factory, **extra):
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, headless, launched once for the session."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.pages import ARGS
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def context(browser):
+    """A fresh browser profile (its own localStorage) for one test."""
+    ctx = browser.new_context(accept_downloads=True)
+    yield ctx
+    ctx.close()
 
 
 @pytest.fixture(scope="session")

@@ -382,16 +382,23 @@ def test_an_unload_that_waited_while_another_load_landed_removes_only_its_adapte
     stream = threading.Thread(target=lambda: result.update(
         chat(admin_app.test_client(), adapter="held", max_new_tokens=40)[1]))
     stream.start()
+    def unload():
+        with pytest.raises(Exception, match="still used it") as refused:
+            engine.unload_adapter("held", timeout=0.2)
+        result["unload"] = refused.value
+
+    def run(target):  # the worker copies, and later swaps in, between two forwards
+        thread = threading.Thread(target=target)
+        thread.start()
+        while thread.is_alive():
+            step()
+            thread.join(0.05)
+
     until(lambda: arrived)
-    with pytest.raises(Exception, match="still used it"):
-        engine.unload_adapter("held", timeout=0.2)
-    loading = threading.Thread(target=lambda: result.update(
-        load=call(admin_app.test_client(), "POST", "/admin/adapters", name="later", path="two")))
-    loading.start()
-    until(lambda: len(engine.scheduler._calls) >= 2)  # the drop, and the load's copy
-    while loading.is_alive():  # copied, built, then swapped in, each between two forwards
-        step()
-        loading.join(0.05)
+    run(unload)
+    assert "unload" in result
+    run(lambda: result.update(load=call(admin_app.test_client(), "POST", "/admin/adapters",
+                                        name="later", path="two")))
     assert result["load"][0] == 201
     assert {"held#1", "later#1"} <= set(engine.scheduler.model.peft_config)
     free.set()

@@ -16,6 +16,8 @@ from tests.conftest import ROOT, free_port, run_gunicorn
 from tests.helpers import assistant, post_json, user
 from tests.test_proxy import nginx_in_front, run_nginx
 
+pytestmark = pytest.mark.slow  # gunicorn and nginx processes
+
 
 def engines_site(replicas: list[str], port: int, affinity: bool) -> str:
     site = (ROOT / "deploy" / "nginx-engines.conf").read_text()

@@ -18,6 +18,8 @@ from api.engine.loader import lean_forward
 
 from .test_native import decode, lean_of
 
+pytestmark = pytest.mark.slow  # the default model
+
 LONG_TEXT = Path(__file__).parents[1] / "bench" / "data" / "heldout-long.txt"
 
 

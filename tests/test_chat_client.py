@@ -184,42 +184,37 @@ def test_openai_mode_talks_to_v1_with_the_same_files(live, tmp_path):
     assert messages[1]["report"]["received"] == 1  # Mnemo's /v1 extension, when it is there
 
 
-def test_page_export_and_terminal_files_move_both_ways(live, tmp_path):
+def test_page_export_and_terminal_files_move_both_ways(live, context, tmp_path):
     """Import a page export in the terminal, continue there, and import the result in the page
     (real Chromium)."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    from tests.test_page import ARGS, open_page, send, stored, wait_reply
+    from tests.pages import open_page, send, stored, wait_reply
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        context = browser.new_context(accept_downloads=True)
-        page = open_page(context, live.url)
-        send(page, "Started in the browser")
-        wait_reply(page, 2)
-        with page.expect_download() as info:
-            page.click("#export-all")
-        export = tmp_path / "from-page.json"
-        export.write_bytes(open(info.value.path(), "rb").read())
-        files = tmp_path / "convs"
-        imported = subprocess.run([str(ROOT / "scripts" / "chat"), "--dir", str(files),
-                                   "--import", str(export)], capture_output=True, text=True)
-        assert imported.returncode == 0, imported.stderr
-        name = imported.stdout.split("imported ", 1)[1].strip()
-        cont = chat(live.url, files, "-c", name, "--max-tokens", "6", text="Continued in a terminal")
-        assert cont.returncode == 0, cont.stderr
-        conv = json.loads((files / f"{name}.json").read_text(encoding="utf-8"))
-        assert conv["id"] == stored(page)[0]["id"] and len(conv["messages"]) == 4
-        page.evaluate("localStorage.clear()")
-        page.set_input_files("#import-file", files=[str(files / f"{name}.json")])
-        expect(page.locator("#banner")).to_contain_text("Imported 1 conversation")
-        page.reload()
-        page.wait_for_selector(".msg.assistant")
-        assert page.locator(".msg").count() == 4
-        expect(page.locator(".msg.user").nth(1)).to_contain_text("Continued in a terminal")
-        assert page.errors == []
-        context.close()
-        browser.close()
+    page = open_page(context, live.url)
+    send(page, "Started in the browser")
+    wait_reply(page, 2)
+    with page.expect_download() as info:
+        page.click("#export-all")
+    export = tmp_path / "from-page.json"
+    export.write_bytes(open(info.value.path(), "rb").read())
+    files = tmp_path / "convs"
+    imported = subprocess.run([str(ROOT / "scripts" / "chat"), "--dir", str(files),
+                               "--import", str(export)], capture_output=True, text=True)
+    assert imported.returncode == 0, imported.stderr
+    name = imported.stdout.split("imported ", 1)[1].strip()
+    cont = chat(live.url, files, "-c", name, "--max-tokens", "6", text="Continued in a terminal")
+    assert cont.returncode == 0, cont.stderr
+    conv = json.loads((files / f"{name}.json").read_text(encoding="utf-8"))
+    assert conv["id"] == stored(page)[0]["id"] and len(conv["messages"]) == 4
+    page.evaluate("localStorage.clear()")
+    page.set_input_files("#import-file", files=[str(files / f"{name}.json")])
+    expect(page.locator("#banner")).to_contain_text("Imported 1 conversation")
+    page.reload()
+    page.wait_for_selector(".msg.assistant")
+    assert page.locator(".msg").count() == 4
+    expect(page.locator(".msg.user").nth(1)).to_contain_text("Continued in a terminal")
+    assert page.errors == []
 
 
 def fact_then_filler(fact: str, question: str, answer: str):

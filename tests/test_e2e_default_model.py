@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import urllib.request
 
+import pytest
+
 from tests.helpers import assistant, parse_sse, user
+
+pytestmark = pytest.mark.slow  # the default model
 
 
 def post(live, path, body):

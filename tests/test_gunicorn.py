@@ -12,8 +12,12 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
+
 from tests.conftest import run_gunicorn as gunicorn
 from tests.helpers import parse_sse, post_json, user
+
+pytestmark = pytest.mark.slow  # gunicorn processes
 
 
 def error_of(url: str, body: dict | None = None) -> tuple[int, dict, dict]:

@@ -8,38 +8,38 @@ import json
 import threading
 
 from tests.helpers import post_json, user
-from tests.test_page import browser, open_page, record_chat_bodies, send, wait_reply
+from tests.pages import open_page, record_chat_bodies, send, wait_reply
 from training.legal_data import DATA, follows_form
-
-__all__ = ["browser"]  # a fixture, re-used
 
 HELDOUT = [json.loads(line)["question"] for line in open(DATA / "legal_heldout.jsonl", encoding="utf-8")]
 
 
-def answers(engine, adapter):
-    """Greedy answers to every held-out question, all in one batch."""
+def answers(engine, *adapters):
+    """Greedy answers to every held-out question under each adapter (None: the base model),
+    all submitted at once: the engine batches them, base and adapter rows together."""
     from api.types import SamplingParams
 
     params = SamplingParams(max_new_tokens=120)
-    out: dict[int, str] = {}
+    out: dict[tuple, str] = {}
 
-    def one(i, q):
+    def one(adapter, i, q):
         ids = engine.build_prompt([user(q)], system=None, max_new_tokens=120, max_turns=None).ids
-        out[i] = "".join(c.text for c in engine.submit(ids, params, adapter))
+        out[adapter, i] = "".join(c.text for c in engine.submit(ids, params, adapter))
 
-    threads = [threading.Thread(target=one, args=(i, q)) for i, q in enumerate(HELDOUT)]
+    threads = [threading.Thread(target=one, args=(a, i, q))
+               for a in adapters for i, q in enumerate(HELDOUT)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(300)
-    return [out[i] for i in range(len(HELDOUT))]
+    return [[out[a, i] for i in range(len(HELDOUT))] for a in adapters]
 
 
 def test_the_adapter_answers_held_out_questions_in_the_trained_form(default_live):
     engine = default_live.app.extensions["engine"]
     assert "legal-demo" in engine.adapters
-    with_adapter = [follows_form(a) for a in answers(engine, "legal-demo")]
-    without = [follows_form(a) for a in answers(engine, None)]
+    tuned, base = answers(engine, "legal-demo", None)
+    with_adapter, without = [follows_form(a) for a in tuned], [follows_form(a) for a in base]
     rate_with, rate_without = sum(with_adapter) / len(HELDOUT), sum(without) / len(HELDOUT)
     print(f"trained form on {len(HELDOUT)} held-out questions: with the adapter "
           f"{rate_with:.0%}, without {rate_without:.0%}")

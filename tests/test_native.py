@@ -22,6 +22,8 @@ from api.engine.quantize import quantize
 
 from .conftest import CACHE_DIR, tiny_config, wait_ready
 
+pytestmark = pytest.mark.slow  # the default model and a compiler
+
 
 def lean_of(model_dir, mode: str, cache_dir=CACHE_DIR, **extra) -> LeanForward:
     model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
@@ -188,7 +190,9 @@ def test_a_build_that_hangs_is_stopped(tiny_dir, tmp_path, monkeypatch, caplog):
 
 def test_a_damaged_build_is_built_again(tmp_path, monkeypatch, caplog):
     """A truncated shared library would kill the process when loaded (SIGBUS): the digest
-    written after the build is checked first, and a damaged build is replaced."""
+    written after the build is checked first, and a damaged build is replaced. The compile
+    itself is ``test_the_module_builds_from_source``'s; here the build the load asks for puts
+    the session's good build in place (one compile per session)."""
     import shutil
 
     assert native.load(CACHE_DIR) is not None
@@ -198,10 +202,19 @@ def test_a_damaged_build_is_built_again(tmp_path, monkeypatch, caplog):
     library = next(copy.glob("mnemo_decode_*.so"))
     with open(library, "r+b") as f:
         f.truncate(4096)
+    builds = []
+
+    def build(name, cache_dir, target):
+        builds.append((name, cache_dir, target))
+        shutil.rmtree(target)
+        shutil.copytree(built, target)
+
+    monkeypatch.setattr(native, "_build", build)
     monkeypatch.setattr(native, "_loaded", {})  # as a new process: nothing loaded yet
     with caplog.at_level(logging.WARNING, logger="mnemo.native"):
         module = native.load(tmp_path)
     assert module is not None and "damaged; building it again" in caplog.text
+    assert builds == [(library.stem, tmp_path, copy)]
     assert library.stat().st_size > 4096 and native._whole(library)
 
 

@@ -14,6 +14,8 @@ from api.presets import builtin_dir
 from tests.conftest import LiveServer, tiny_config, wait_ready
 from tests.helpers import post_json, user
 
+pytestmark = pytest.mark.slow  # schemathesis sends hundreds of generated requests
+
 KEY = "schemathesis-key"
 
 

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_page import browser, open_page, send, wait_reply
-
-__all__ = ["browser"]  # the fixture, re-used
+from tests.pages import open_page, send, wait_reply
 
 AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text(encoding="utf-8")
 WIDE = " | ".join(f"column {i}" for i in range(30))

@@ -9,9 +9,7 @@ import json
 from playwright.sync_api import expect
 
 from tests.helpers import sleep_each_step, wrap_forward
-from tests.test_page import (
-    browser,
-    context,
+from tests.pages import (
     downloaded,
     open_page,
     record_chat_bodies,
@@ -22,8 +20,6 @@ from tests.test_page import (
     wait_partial_reply,
     wait_reply,
 )
-
-__all__ = ["browser", "context"]  # fixtures, re-used
 
 
 def texts(page, role):

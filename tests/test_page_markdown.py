@@ -10,9 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.helpers import sleep_each_step, wrap_forward
-from tests.test_page import browser, context, open_page, send, set_max_new_tokens, wait_reply
-
-__all__ = ["browser", "context"]  # fixtures, re-used
+from tests.pages import open_page, send, set_max_new_tokens, wait_reply
 
 RENDER = """(text) => { const d = document.createElement('div'); d.id = 'probe';
     d.appendChild(window.MnemoMarkdown.render(text)); document.body.appendChild(d);

@@ -7,19 +7,7 @@ import json
 
 from playwright.sync_api import expect
 
-from tests.test_page import (
-    browser,
-    context,
-    downloaded,
-    open_page,
-    record_chat_bodies,
-    send,
-    stored,
-    wait_loaded,
-    wait_reply,
-)
-
-__all__ = ["browser", "context"]  # fixtures, re-used
+from tests.pages import downloaded, open_page, record_chat_bodies, send, stored, wait_loaded, wait_reply
 
 
 def seeded(page, exchanges: int, recall: bool = False, chosen: bool = True) -> str:

@@ -22,6 +22,8 @@ from tests.conftest import ROOT, free_port, run_gunicorn
 from tests.helpers import parse_sse, post_json, user
 from tests.test_hardening import raw_http
 
+pytestmark = pytest.mark.slow  # gunicorn and nginx processes
+
 
 @contextlib.contextmanager
 def nginx_in_front(upstream: str, tmp_path):

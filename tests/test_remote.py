@@ -52,12 +52,10 @@ from tests.test_openai import (  # noqa: F401  (run here against a front)
     test_unknown_model_is_not_found,
     test_unsupported_parameters_raise_bad_request,
 )
-from tests.test_page import (  # noqa: F401  (fixtures)
-    browser,
-    context,
-    test_send_streams_and_shows_history_report,  # noqa: F401
-)
+from tests.test_page import test_send_streams_and_shows_history_report  # noqa: F401
 from tests.test_page_memory import test_pin_is_sent_kept_and_shown_in_the_preview  # noqa: F401
+
+pytestmark = pytest.mark.slow  # a remote engine in a gunicorn process
 
 KEY = "remote-engine-key"
 

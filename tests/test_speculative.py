@@ -22,6 +22,8 @@ from api.types import SamplingParams
 
 from .conftest import CACHE_DIR, LiveServer, wait_ready
 
+pytestmark = pytest.mark.slow  # the default model
+
 TOPICS = ("the ocean", "bread baking", "the history of chess", "volcanoes", "a city at night")
 
 

@@ -13,9 +13,13 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from api import create_app
 
 from .conftest import ROOT, tiny_config, wait_ready
+
+pytestmark = pytest.mark.slow  # fresh Python processes that start the server
 
 # Optionally (LITTER=1) the model's load leaves a tensor in a reference cycle, as a first
 # start's GGUF conversion does with a whole float32 model. After the start, the probe unfreezes
