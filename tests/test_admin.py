@@ -294,6 +294,43 @@ def test_a_load_is_built_off_the_worker_and_leaves_the_running_model_as_it_was(a
     assert len(threads) == 2 and worker not in threads
 
 
+@pytest.mark.parametrize("meanwhile", ["unload", "replace"])
+def test_a_request_whose_adapter_leaves_while_it_is_queued_never_runs_without_it(admin_app,
+                                                                                monkeypatch,
+                                                                                meanwhile):
+    """The route found the adapter; an unload (or a replace) lands before the request counts
+    as in flight, so the unload waits for nothing and the model loses the adapter. The request
+    gets a 400 (or the new version), never the base model's reply or a failed generation."""
+    engine = admin_app.extensions["engine"]
+    c = admin_app.test_client()
+    assert call(c, "POST", "/admin/adapters", name="going", path="one")[0] == 201
+    base = chat(c)[1]["message"]["content"]
+    real = engine.scheduler.submit
+    landed = []
+
+    def submit(request, *args, **kwargs):
+        if request.adapter == "going#1" and not landed:
+            landed.append(meanwhile)
+            if meanwhile == "unload":
+                engine.unload_adapter("going")
+            else:
+                engine.load_adapter("going", "two", replace=True)
+        return real(request, *args, **kwargs)
+
+    monkeypatch.setattr(engine.scheduler, "submit", submit)
+    status, body = chat(c, adapter="going")
+    monkeypatch.setattr(engine.scheduler, "submit", real)
+    assert landed == [meanwhile]
+    if meanwhile == "unload":
+        assert status == 400 and body["error"]["code"] == "unknown_adapter", body
+        assert "going#1" not in engine.scheduler.model.peft_config
+    else:
+        assert status == 200 and body["message"]["content"] == chat(c, adapter="going")[1][
+            "message"]["content"]
+        assert call(c, "DELETE", "/admin/adapters/going")[0] == 200
+    assert chat(c)[1]["message"]["content"] == base
+
+
 @pytest.fixture()
 def hooked_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
     """transformers' forward for every request (as on a GPU): peft routes adapter rows through

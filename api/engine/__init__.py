@@ -241,13 +241,18 @@ class Engine(Backend):
                tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None
                ) -> Handle:
         """``Backend.submit``: one process holds every prefix, so ``affinity`` is not needed."""
-        key = None
-        if adapter is not None:
+        if adapter is None:
+            return self.scheduler.submit(GenRequest(prompt_ids, params, None, tenant, keep_kv))
+        for _ in range(3):  # a replace that lands meanwhile: the new version serves it
             found = self.registry.get(adapter)
             if found is None:  # unloaded since the route checked it
-                raise UnknownAdapter(f"The adapter {adapter!r} was just unloaded.", param="adapter")
-            key = found.key
-        return self.scheduler.submit(GenRequest(prompt_ids, params, key, tenant, keep_kv))
+                break
+            handle = self.scheduler.submit(
+                GenRequest(prompt_ids, params, found.key, tenant, keep_kv),
+                still=lambda key=found.key: getattr(self.registry.get(adapter), "key", None) == key)
+            if handle is not None:
+                return handle
+        raise UnknownAdapter(f"The adapter {adapter!r} was just unloaded.", param="adapter")
 
 
 def _stop_at_exit(ref: weakref.ref) -> None:

@@ -97,8 +97,12 @@ class Scheduler(Stages):
     def steps(self) -> int:
         return self.runner.steps
 
-    def submit(self, request: GenRequest) -> Handle:
-        """Queue a request, or raise Overloaded when too many are already waiting."""
+    def submit(self, request: GenRequest, still=None) -> Handle | None:
+        """Queue a request, or raise Overloaded when too many are already waiting. ``still()``,
+        asked once the request counts as in flight for its adapter and before it is queued:
+        whether that adapter is still the one to use (None, and nothing queued, if not). An
+        unload waits for no request counted after its check, so one whose adapter left the
+        registry meanwhile must not run: the model it needs may be gone."""
         with self._lock:
             if self._closed:
                 raise stopping()
@@ -109,6 +113,9 @@ class Scheduler(Stages):
             self._inflight += 1
             self._by_adapter[request.adapter] = self._by_adapter.get(request.adapter, 0) + 1
         handle = Handle(request, self.timeout)
+        if still is not None and not still():
+            self._release(handle)
+            return None
         self._queue.put(handle)
         return handle
 
