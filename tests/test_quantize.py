@@ -177,6 +177,7 @@ def test_int4_batches_base_and_lora_rows_over_bfloat16_keys_and_values(int4_app)
     assert entries and all(kv.keys[0].dtype == torch.bfloat16 for _o, _ids, kv in entries)
 
 
+@pytest.mark.slow  # the default model, twice
 def test_int4_keeps_the_default_models_quality():
     """Floors from bench/quality.py's figures (docs/benchmarks.md#decode-speed): on 8 prompts
     int4 as served (the lean forward, keys and values in bfloat16) had perplexity 43.43 against

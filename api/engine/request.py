@@ -109,7 +109,6 @@ class Sequence:
     handed_over: bool = False  # ``kv`` is this request's to write into
     logits: object = None  # its last prompt position's logits, once all is fed, until it joins
     solo: bool = False  # prefill alone (its group's forward failed once)
-    preemptions: int = 0
 
     @classmethod
     def of(cls, handle: Handle, order: int, tokenizer, device, eos_ids,
@@ -162,15 +161,8 @@ class Sequence:
         """History ids not yet in its KV."""
         return len(self.history) - max(self.fed, self.reuse)
 
-    def row_histories(self) -> list[list[int]]:
-        """Each row's ids (prompt and generated), for penalties that look at the history."""
-        if self.beams:
-            return [self.history + b for b in self.beams.running]
-        return [self.history]
-
     def preempt(self) -> None:
         """Drop its KV; it waits again and recomputes its whole history when readmitted."""
         self.state, self.fed, self.cache, self.next_tokens = State.WAITING, 0, None, []
         self.logits = None
         self.reuse, self.kv, self.handed_over = 0, None, False
-        self.preemptions += 1
