@@ -16,7 +16,8 @@ from .types import SamplingParams
 
 GENERATION_KEYS = frozenset({
     "max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "seed", "num_beams",
-    "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size", "stop"})
+    "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size",
+    "presence_penalty", "frequency_penalty", "stop"})
 SAMPLING_ONLY = ("temperature", "top_p", "top_k", "seed")
 BEAM_ONLY = ("length_penalty", "early_stopping")
 
@@ -100,6 +101,10 @@ def generation_fields(settings: Settings) -> dict:
         "early_stopping": StrictBoolean(metadata=d("Beam search only.")),
         "repetition_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False)),
         "no_repeat_ngram_size": StrictInteger(validate=validate.Range(0, 20)),
+        "presence_penalty": StrictFloat(validate=validate.Range(-2, 2), metadata=d(
+            "OpenAI's: subtracted from the logit of each token the reply already holds.")),
+        "frequency_penalty": StrictFloat(validate=validate.Range(-2, 2), metadata=d(
+            "OpenAI's: subtracted once per time the reply already holds the token.")),
         "stop": StopField(metadata=d("Up to 4 strings; generation ends before the first match.")),
     }
 

@@ -107,10 +107,8 @@ class OpenAISchemas:
             "stop": StopField(allow_none=True),
             "n": StrictInteger(allow_none=True, validate=validate.Equal(
                 1, error="Only n=1 is supported: one completion per request.")),
-            "presence_penalty": StrictFloat(allow_none=True, validate=validate.Equal(
-                0, error="presence_penalty is not supported; send 0 or leave it out.")),
-            "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Equal(
-                0, error="frequency_penalty is not supported; send 0 or leave it out.")),
+            "presence_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
+            "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
             "logprobs": StrictBoolean(allow_none=True, validate=validate.Equal(
                 False, error="logprobs is not supported; send false or leave it out.")),
             "top_logprobs": rejected("top_logprobs", "logprobs are not returned."),
@@ -150,7 +148,7 @@ class OpenAISchemas:
                               if m["role"] in ("system", "developer"))
         sent = (set(ext) - {"template", "pinned"}) | {
             _OPENAI_NAMES.get(k, k) for k in data
-            if k in _OPENAI_NAMES or k in ("temperature", "top_p", "seed", "stop")}
+            if k in _OPENAI_NAMES or k in ("temperature", "top_p", "seed", "stop", *PENALTIES)}
         if "temperature" in data:  # it chooses between greedy and sampling
             sent.add("do_sample")
         summary = ext.get("summary")
@@ -196,6 +194,7 @@ class OpenAISchemas:
 
 _OPENAI_NAMES = {"max_tokens": "max_new_tokens", "max_completion_tokens": "max_new_tokens"}
 _DECODING = ("do_sample", "temperature", "num_beams")
+PENALTIES = ("presence_penalty", "frequency_penalty")
 
 
 def _generation(data: dict, preset_generation: dict) -> dict:
@@ -225,4 +224,7 @@ def _generation(data: dict, preset_generation: dict) -> dict:
         given[key] = data[key]
     if "stop" in data:
         given["stop"] = data["stop"]
+    for key in PENALTIES:  # greedy or sampled, as vLLM applies them
+        if data.get(key):
+            given[key] = data[key]
     return given

@@ -24,6 +24,8 @@ class SamplingParams:
     early_stopping: bool = False
     repetition_penalty: float = 1.0
     no_repeat_ngram_size: int = 0
+    presence_penalty: float = 0.0  # OpenAI's: subtracted once from a token the reply holds
+    frequency_penalty: float = 0.0  # ...and this, once per time the reply holds it
     stop: tuple[str, ...] = ()
 
     @property

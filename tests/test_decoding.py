@@ -91,3 +91,20 @@ def test_a_beam_reply_cut_inside_a_character_ends_before_it_as_a_stream_does(tok
             assert whole.startswith(reply) and len(whole) - len(reply) <= 1
             assert chunks[-1].finish_reason == "length"
             assert chunks[-1].usage.completion_tokens == n
+
+
+def test_presence_and_frequency_penalties_count_the_reply_only():
+    """Prompt 4 4 9, reply 7 7 8: 7 loses the presence penalty and twice the frequency one, 8
+    each once; 4 and 9 (the prompt's) and every other token keep their scores."""
+    import torch
+
+    from api.engine.sampling import history_processors
+    from api.types import SamplingParams
+
+    procs = history_processors(SamplingParams(presence_penalty=0.5, frequency_penalty=0.25),
+                               prompt_len=3)
+    out = procs(torch.tensor([[4, 4, 9, 7, 7, 8]]), torch.zeros(1, 10))
+    expected = torch.zeros(10)
+    expected[7], expected[8] = -(0.5 + 2 * 0.25), -(0.5 + 0.25)
+    assert torch.equal(out[0], expected)
+    assert not history_processors(SamplingParams(), prompt_len=3)  # nothing asked, nothing run

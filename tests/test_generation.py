@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 
 import pytest
 import torch
+from transformers import LogitsProcessor, LogitsProcessorList
 
 from api import create_app
 from api.exceptions import Overloaded
@@ -68,6 +70,21 @@ def test_seeded_sampling_is_reproducible(client):
     assert a["message"] != c["message"]
 
 
+class Occurrences(LogitsProcessor):
+    """OpenAI's presence and frequency penalties as its documentation defines them, written
+    plainly: each token the reply holds loses ``presence`` plus ``frequency`` per occurrence."""
+
+    def __init__(self, prompt_len, presence, frequency):
+        self.prompt_len, self.presence, self.frequency = prompt_len, presence, frequency
+
+    def __call__(self, input_ids, scores):
+        scores = scores.clone()
+        for row in range(input_ids.shape[0]):
+            for token, n in Counter(input_ids[row, self.prompt_len:].tolist()).items():
+                scores[row, token] -= self.presence + self.frequency * n
+        return scores
+
+
 @pytest.fixture(scope="module")
 def reference(tiny_dir, tokenizer):
     """transformers' own generate on the same tiny model: the behaviour to match."""
@@ -75,9 +92,12 @@ def reference(tiny_dir, tokenizer):
 
     model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
 
-    def generate(messages, **kwargs):
+    def generate(messages, presence_penalty=0.0, frequency_penalty=0.0, **kwargs):
         ids = tokenizer.apply_chat_template(messages, add_generation_prompt=True,
                                             return_tensors="pt")["input_ids"]
+        if presence_penalty or frequency_penalty:
+            kwargs["logits_processor"] = LogitsProcessorList([Occurrences(
+                ids.shape[1], presence_penalty, frequency_penalty)])
         out = model.generate(ids, attention_mask=torch.ones_like(ids), pad_token_id=2, **kwargs)
         return tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True)
 
@@ -89,6 +109,9 @@ def reference(tiny_dir, tokenizer):
     {"repetition_penalty": 1.5, "no_repeat_ngram_size": 2},
     {"num_beams": 3, "length_penalty": 1.0, "early_stopping": True},
     {"num_beams": 2, "repetition_penalty": 1.2, "no_repeat_ngram_size": 3},
+    {"frequency_penalty": 1.5},
+    {"presence_penalty": 2.0, "frequency_penalty": -0.5},
+    {"num_beams": 2, "presence_penalty": 1.0, "frequency_penalty": 0.5},
 ])
 def test_decoding_matches_transformers_generate(client, reference, params):
     messages = [user("Say something about penalties and repeated words words words.")]

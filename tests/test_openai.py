@@ -9,7 +9,7 @@ import time
 import openai
 import pytest
 
-from tests.helpers import sleep_each_step, user, wrap_forward
+from tests.helpers import post_json, sleep_each_step, user, wrap_forward
 
 MODEL = "tiny"
 
@@ -76,10 +76,23 @@ def test_seeded_sampling(sdk, model_id):
     assert a == b
 
 
+def test_presence_and_frequency_penalties_are_the_native_apis(sdk, model_id, live):
+    """The SDK's penalties reach the engine as the native API's do: the same greedy reply."""
+    messages = [user("Say something about penalties and repeated words words words.")]
+    plain = sdk.chat.completions.create(model=model_id, messages=messages, max_tokens=16,
+                                        temperature=0).choices[0].message.content
+    for penalties in ({"frequency_penalty": 1.5}, {"presence_penalty": 2, "frequency_penalty": -0.5}):
+        got = sdk.chat.completions.create(model=model_id, messages=messages, max_tokens=16,
+                                          temperature=0, **penalties).choices[0].message.content
+        native = post_json(live.url + "/api/chat", {"messages": messages, "max_new_tokens": 16,
+                                                     "recall": False, "compact": False, **penalties})
+        assert got == json.load(native)["message"]["content"] and got != plain
+
+
 @pytest.mark.parametrize("kwargs, param", [
     ({"n": 2}, "n"),
-    ({"presence_penalty": 0.5}, "presence_penalty"),
-    ({"frequency_penalty": 0.5}, "frequency_penalty"),
+    ({"presence_penalty": 2.5}, "presence_penalty"),  # OpenAI's range is -2 to 2
+    ({"frequency_penalty": -3}, "frequency_penalty"),
     ({"logprobs": True}, "logprobs"),
     ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}, "tools"),
     ({"response_format": {"type": "json_object"}}, "response_format"),

@@ -46,6 +46,7 @@ from tests.test_openai import (  # noqa: F401  (run here against a front)
     test_adapter_chosen_by_model,
     test_context_overflow_trims_or_refuses,
     test_non_streaming,
+    test_presence_and_frequency_penalties_are_the_native_apis,
     test_seeded_sampling,
     test_stop_sequences,
     test_streaming_with_usage_equals_non_streaming,
@@ -513,6 +514,28 @@ def test_with_every_connection_busy_the_next_request_gets_a_429_at_once(tokenize
                 assert headers["Retry-After"] == "1" and time.monotonic() - started < 3
             finally:
                 release.set()
+
+
+def test_penalties_go_to_vllm_and_are_refused_for_llama_cpp():
+    """vLLM applies presence and frequency penalties over the reply, as Mnemo does; llama.cpp
+    over its window of the whole context, prompt included: a 400 rather than another reply."""
+    from api.exceptions import UnsupportedByEngine
+    from api.remote import RemoteEngine
+    from api.remote.wire import LlamaCppWire, OpenAIWire, Served
+    from api.types import SamplingParams
+
+    penalised = SamplingParams(presence_penalty=0.5, frequency_penalty=-0.25)
+    body = OpenAIWire().body([1, 2], penalised, Served("m", 1024, {}), None)
+    assert (body["presence_penalty"], body["frequency_penalty"]) == (0.5, -0.25)
+    assert "presence_penalty" not in OpenAIWire().body([1, 2], SamplingParams(),
+                                                       Served("m", 1024, {}), None)
+    engine = RemoteEngine.__new__(RemoteEngine)  # check_params reads only the wire
+    engine.wire = OpenAIWire()
+    engine.check_params(penalised, None)
+    engine.wire = LlamaCppWire()
+    with pytest.raises(UnsupportedByEngine, match="presence_penalty"):
+        engine.check_params(penalised, None)
+    engine.check_params(SamplingParams(), None)
 
 
 @pytest.mark.parametrize("seed", [0, 7, 2**32 - 1, 2**32, 2**63 - 1])

@@ -30,7 +30,7 @@ class BeamSearch:
         self.max_length = prompt_len + params.max_new_tokens  # lowered by the engine to its window
         self.length_penalty = params.length_penalty
         self.early_stopping = params.early_stopping
-        self.processors = history_processors(params)
+        self.processors = history_processors(params, prompt_len)
         self.eos = torch.tensor(sorted(eos_ids), device=device)
         self.keep = max(2, 1 + len(eos_ids)) * b  # candidates per step, as transformers
         self.top_mask = torch.arange(self.keep, device=device) < b

@@ -120,7 +120,7 @@ class Sequence:
         if p.needs_beam_search:
             beams = BeamSearch(p, prompt_len=len(req.prompt_ids), eos_ids=eos_ids, device=device)
             beams.max_length = min(beams.max_length, context_window)
-        return cls(handle=handle, order=order, sampler=RowSampler(p, device),
+        return cls(handle=handle, order=order, sampler=RowSampler(p, device, len(req.prompt_ids)),
                    decoder=IncrementalDecoder(tokenizer), stopper=StopMatcher(p.stop),
                    history=list(req.prompt_ids), beams=beams,
                    usage=Usage(prompt_tokens=len(req.prompt_ids)))

@@ -4,7 +4,8 @@ One step samples the whole batch with tensor operations and moves one tensor of 
 the host (``sample``): greedy rows take the argmax, sampling rows are tempered, filtered by
 top-k and top-p with per-row values, and drawn with noise from their own generator, so a
 seeded row draws the same tokens whatever else shares the batch. Only penalties that look at a
-row's history (repetition, n-gram) run row by row, and only for the rows that ask for them.
+row's history (repetition, n-gram, presence and frequency) run row by row, and only for the
+rows that ask for them.
 """
 
 from __future__ import annotations
@@ -23,21 +24,41 @@ from ..types import SamplingParams
 MIN_SAMPLING_TEMPERATURE = 1e-5
 
 
-def history_processors(params: SamplingParams) -> LogitsProcessorList:
-    """The penalties that depend on what a row has generated (shared with beam search)."""
+class OccurrencePenalty:
+    """OpenAI's presence and frequency penalties, as vLLM applies them: over the tokens of the
+    reply (not the prompt), ``presence`` is subtracted from the logit of every token that
+    occurs in it, and ``frequency`` once per occurrence. Negative values favour repeats."""
+
+    def __init__(self, presence: float, frequency: float, prompt_len: int):
+        self.presence, self.frequency, self.prompt_len = presence, frequency, prompt_len
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        reply = input_ids[:, self.prompt_len:]
+        if reply.shape[1] == 0:
+            return scores
+        counts = torch.zeros_like(scores).scatter_add_(1, reply, torch.ones_like(reply, dtype=scores.dtype))
+        return scores - self.frequency * counts - self.presence * (counts > 0).to(scores.dtype)
+
+
+def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcessorList:
+    """The penalties that depend on what a row has generated (shared with beam search);
+    ``prompt_len``: where the reply starts in a row's ids."""
     procs = LogitsProcessorList()
     if params.repetition_penalty != 1.0:
         procs.append(RepetitionPenaltyLogitsProcessor(params.repetition_penalty))
     if params.no_repeat_ngram_size > 0:
         procs.append(NoRepeatNGramLogitsProcessor(params.no_repeat_ngram_size))
+    if params.presence_penalty or params.frequency_penalty:
+        procs.append(OccurrencePenalty(params.presence_penalty, params.frequency_penalty,
+                                       prompt_len))
     return procs
 
 
 class RowSampler:
     """One request's sampling parameters and random generator (its state across steps)."""
 
-    def __init__(self, params: SamplingParams, device: torch.device):
-        self.processors = history_processors(params)
+    def __init__(self, params: SamplingParams, device: torch.device, prompt_len: int = 0):
+        self.processors = history_processors(params, prompt_len)
         self.do_sample = params.do_sample and params.temperature >= MIN_SAMPLING_TEMPERATURE
         self.temperature = params.temperature if self.do_sample else 1.0
         self.top_k = params.top_k if self.do_sample else 0

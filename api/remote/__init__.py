@@ -238,6 +238,13 @@ class RemoteEngine(Backend):
                     f"{name} is not offered by {self.kind}: it has no beam search or n-gram "
                     "blocking behind Mnemo's seam. Leave it out, or use the embedded engine.",
                     param=name)
+        if self.wire is not None and self.wire.name == "llama.cpp":
+            for name in ("presence_penalty", "frequency_penalty"):
+                if getattr(params, name):  # llama.cpp counts the prompt's tokens too
+                    raise UnsupportedByEngine(
+                        f"{name} is not offered by llama.cpp as Mnemo applies it (over the "
+                        "reply only). Leave it out, or use the embedded engine or vLLM.",
+                        param=name)
 
     def require_ready(self) -> None:
         """Ready, and described again if it was down: every request checks this before its

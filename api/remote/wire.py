@@ -104,6 +104,9 @@ class OpenAIWire(_Wire):
             body["stop"] = list(params.stop)
         if params.repetition_penalty != 1:
             body["repetition_penalty"] = params.repetition_penalty
+        for name in ("presence_penalty", "frequency_penalty"):  # over the reply, as here
+            if getattr(params, name):
+                body[name] = getattr(params, name)
         return body
 
     def _piece(self, event: dict) -> Piece:

@@ -73,8 +73,8 @@ def completion_schema(limit: int) -> Schema:
         "echo": StrictBoolean(allow_none=True, validate=only(False, "echo")),
         "logprobs": rejected("logprobs", "logprobs are not returned."),
         "suffix": rejected("suffix", "insertion is not implemented."),
-        "presence_penalty": StrictFloat(allow_none=True, validate=only(0, "presence_penalty")),
-        "frequency_penalty": StrictFloat(allow_none=True, validate=only(0, "frequency_penalty")),
+        "presence_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
+        "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
         "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
             max=0, error="logit_bias is not supported; send {{}} or leave it out.")),
         "user": fields.String(allow_none=True),  # accepted, changes nothing
@@ -97,7 +97,9 @@ def _params(data: dict) -> SamplingParams:
         top_p=data.get("top_p", 1.0) if sampling else 1.0,
         top_k=max(0, data.get("top_k", 0)) if sampling else 0,
         seed=data.get("seed") if sampling else None,
-        repetition_penalty=data.get("repetition_penalty", 1.0), stop=data.get("stop") or ())
+        repetition_penalty=data.get("repetition_penalty", 1.0), stop=data.get("stop") or (),
+        presence_penalty=data.get("presence_penalty", 0.0),
+        frequency_penalty=data.get("frequency_penalty", 0.0))
 
 
 def _adapter(model: str) -> str | None:
