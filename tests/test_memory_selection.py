@@ -8,7 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from api.exceptions import ContextLengthExceeded
-from api.memory.selection import MIN_RELEVANCE, RECENT_SHARE, cut_points, exchanges, plan_history
+from api.memory.selection import (
+    MIN_RELEVANCE,
+    RECENT_SHARE,
+    cut_points,
+    exchanges,
+    plan_history,
+    restating,
+)
 
 
 @st.composite
@@ -65,8 +72,10 @@ def test_plan_obeys_every_rule(case):
         if members & recalled:
             assert members <= recalled
             # relevant enough itself, or brought by an earlier relevant one it restates
+            # (directly, or through a chain of corrections)
             assert relevance[a] >= MIN_RELEVANCE or any(
-                a in later and relevance[c] >= MIN_RELEVANCE for c, later in (links or {}).items())
+                a in restating(c, links or {}) and relevance[c] >= MIN_RELEVANCE
+                for c in relevance)
     if not relevance:
         assert not recalled
     # A recalled exchange never comes without the later ones that restate it (a correction).

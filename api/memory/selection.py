@@ -199,7 +199,7 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
         picked: set[int] = set()
         groups: list[int] = []  # the recalled exchanges' starts
         for a in ranked:
-            group = [s for s in (a, *(links or {}).get(a, ())) if s in span and s < recent]
+            group = [s for s in restating(a, links or {}) if s in span and s < recent]
             members = [i for s in group for i in span[s] if i not in skip and i not in picked]
             c = sum(cost_recalled(i) for i in members)
             if members and c <= room:
@@ -225,3 +225,15 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
     return HistoryPlan(received=n, first_used=first_used, first_allowed=first_allowed,
                        covers=covers, pinned=tuple(i for i in sorted(set(pinned)) if 0 <= i < n),
                        recalled=tuple(recalled), shortened=tuple(shortened))
+
+
+def restating(start: int, links: Mapping[int, Sequence[int]]) -> list[int]:
+    """``start`` and every later exchange that restates it, directly or through another that
+    does (a correction of a correction): what must come back together."""
+    group, todo = [], [start]
+    while todo:
+        s = todo.pop(0)
+        if s not in group:
+            group.append(s)
+            todo.extend(links.get(s, ()))
+    return group
