@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 
+from .engine.decoding import byte_tokenizer
 from .exceptions import NotReady, UnknownAdapter
 from .prompt import PromptBuilder
 from .types import SamplingParams
@@ -43,11 +44,13 @@ class Backend:
         raise NotImplementedError
 
     def submit(self, prompt_ids: list[int], params: SamplingParams, adapter: str | None,
-               tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None):
+               tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None,
+               share_prompt: bool = False):
         """Queue a generation and return its Handle; the caller checked readiness, the
         adapter and the parameters. ``tenant``: whose cached prefixes it may use;
         ``keep_kv=False``: a one-off prompt (a summary's) whose KV is not worth keeping;
-        ``affinity``: the conversation's routing key (``remote`` sends it on)."""
+        ``affinity``: the conversation's routing key (``remote`` sends it on);
+        ``share_prompt``: other choices of this prompt follow once its ``started`` is set."""
         raise NotImplementedError
 
     def check_params(self, params: SamplingParams, adapter: str | None) -> None:
@@ -115,6 +118,12 @@ class Backend:
     def detokenize(self, ids: list[int]) -> str:
         with self._prompt_lock:
             return self.prompts.tokenizer.decode(ids)
+
+    def token_bytes(self, ids: list[int]) -> list[bytes]:
+        """Each id's own bytes (a token may hold part of a character)."""
+        with self._prompt_lock:
+            table = byte_tokenizer(self.prompts.tokenizer)
+        return [table.decode_bytes([i]) for i in ids]
 
     @property
     def vocab_size(self) -> int:

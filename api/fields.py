@@ -12,12 +12,13 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from .config import Settings
 from .exceptions import ValidationFailed
+from .structured import ResponseFormatField
 from .types import SamplingParams
 
 GENERATION_KEYS = frozenset({
     "max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "seed", "num_beams",
     "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size",
-    "presence_penalty", "frequency_penalty", "stop"})
+    "presence_penalty", "frequency_penalty", "stop", "response_format"})
 SAMPLING_ONLY = ("temperature", "top_p", "top_k", "seed")
 BEAM_ONLY = ("length_penalty", "early_stopping")
 
@@ -106,14 +107,18 @@ def generation_fields(settings: Settings) -> dict:
         "frequency_penalty": StrictFloat(validate=validate.Range(-2, 2), metadata=d(
             "OpenAI's: subtracted once per time the reply already holds the token.")),
         "stop": StopField(metadata=d("Up to 4 strings; generation ends before the first match.")),
+        "response_format": ResponseFormatField(allow_none=True),
     }
 
 
 def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) -> SamplingParams:
     """Merge request parameters over preset defaults and reject contradictions."""
     merged = dict(defaults)
-    if given.get("do_sample") and "num_beams" not in given:
-        for key in ("num_beams", *BEAM_ONLY):  # a preset's beam search gives way to sampling
+    if (given.get("do_sample") or given.get("response_format")
+            or given.get("logprobs") is not None) and "num_beams" not in given:
+        # a preset's beam search gives way to sampling, to a reply constrained to JSON, and
+        # to one whose log-probabilities are asked for
+        for key in ("num_beams", *BEAM_ONLY):
             merged.pop(key, None)
     merged.update(given)
     errors: dict[str, list[str]] = {}
@@ -133,7 +138,16 @@ def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) ->
                                f"or leave {key} out."]
     if errors:
         raise ValidationFailed(sentence(errors), fields=errors, param=next(iter(errors)))
+    if merged.get("logprobs") is not None and beams > 1:
+        errors["logprobs"] = ["Log-probabilities are reported for greedy or sampled replies, not "
+                              "for beam search: leave out num_beams or logprobs."]
+    if merged.get("response_format") and beams > 1:
+        errors["response_format"] = ["A reply constrained to JSON is decoded greedily or sampled, "
+                                     "not by beam search: leave out num_beams or response_format."]
+    if errors:
+        raise ValidationFailed(sentence(errors), fields=errors, param=next(iter(errors)))
     merged.setdefault("max_new_tokens", default_max_new_tokens)
+    merged["json_schema"] = merged.pop("response_format", None)
     return SamplingParams(**merged)
 
 

@@ -1,8 +1,7 @@
 """The OpenAI chat-completions request: validated strictly, mapped onto Mnemo's own terms.
 
 Parameters Mnemo cannot honour are rejected with a 400 naming them, never silently ignored:
-``n`` above 1, non-zero presence/frequency penalties, ``logprobs``, ``tools``, ``logit_bias``
-and non-text ``response_format``.
+``tools`` and ``logit_bias``.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from .config import Settings
 from .exceptions import ValidationFailed
 from .fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
 from .schemas import check_covers, summary_schema
+from .structured import ResponseFormatField
 
 ROLES = ("system", "developer", "user", "assistant")
 
@@ -41,15 +41,6 @@ def rejected(name: str, why: str) -> fields.Raw:
         raise ValidationError(f"{name} is not supported by this server: {why}")
     return fields.Raw(allow_none=True, validate=check, metadata={
         "enum": [None], "description": f"Not supported: {why} Only null is accepted."})
-
-
-def _text_format(value: dict) -> None:
-    if value.get("type") != "text":
-        raise ValidationError("Only response_format {'type': 'text'} is supported.")
-    extra = sorted(k for k, v in value.items() if k != "type" and v is not None)
-    if extra:  # e.g. a json_schema sent with type text: it would do nothing
-        raise ValidationError(f"response_format of type text takes no {extra[0][:40]!r}: "
-                              "the reply is plain text.")
 
 
 def _ignored(field: fields.Field, why: str) -> fields.Field:
@@ -105,20 +96,21 @@ class OpenAISchemas:
             "top_p": StrictFloat(allow_none=True, validate=validate.Range(0, 1, min_inclusive=False)),
             "seed": StrictInteger(allow_none=True, validate=validate.Range(0, 2**63 - 1)),
             "stop": StopField(allow_none=True),
-            "n": StrictInteger(allow_none=True, validate=validate.Equal(
-                1, error="Only n=1 is supported: one completion per request.")),
+            "n": StrictInteger(allow_none=True, validate=validate.Range(
+                1, min(MAX_CHOICES, settings.max_batch_size), error=(
+                    "n is the number of choices: 1 to {max} here (MNEMO_MAX_BATCH_SIZE, at "
+                    f"most {MAX_CHOICES})."))),
             "presence_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
             "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
-            "logprobs": StrictBoolean(allow_none=True, validate=validate.Equal(
-                False, error="logprobs is not supported; send false or leave it out.")),
-            "top_logprobs": rejected("top_logprobs", "logprobs are not returned."),
+            "logprobs": StrictBoolean(allow_none=True),
+            "top_logprobs": StrictInteger(allow_none=True, validate=validate.Range(0, MAX_TOP_LOGPROBS)),
             "tools": rejected("tools", "tool calling is not implemented."),
             "tool_choice": rejected("tool_choice", "tool calling is not implemented."),
             "functions": rejected("functions", "function calling is not implemented."),
             "function_call": rejected("function_call", "function calling is not implemented."),
             "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
                 max=0, error="logit_bias is not supported; send {{}} or leave it out.")),
-            "response_format": fields.Dict(allow_none=True, validate=_text_format),
+            "response_format": ResponseFormatField(allow_none=True),
             "stream": StrictBoolean(allow_none=True),
             "stream_options": fields.Dict(allow_none=True),
             "user": fields.String(allow_none=True),
@@ -148,7 +140,8 @@ class OpenAISchemas:
                               if m["role"] in ("system", "developer"))
         sent = (set(ext) - {"template", "pinned"}) | {
             _OPENAI_NAMES.get(k, k) for k in data
-            if k in _OPENAI_NAMES or k in ("temperature", "top_p", "seed", "stop", *PENALTIES)}
+            if k in _OPENAI_NAMES or k in ("temperature", "top_p", "seed", "stop",
+                                           "response_format", "logprobs", *PENALTIES)}
         if "temperature" in data:  # it chooses between greedy and sampling
             sent.add("do_sample")
         summary = ext.get("summary")
@@ -160,6 +153,10 @@ class OpenAISchemas:
             messages=chat, max_turns=ext.get("max_turns"), adapter=None,
             stream=bool(data.get("stream")), model=data["model"],
             summary=Summary.from_request(summary))
+        if data.get("n", 1) > 1 and request.params.needs_beam_search:
+            raise ValidationFailed("n: the preset decodes by beam search, whose choices would all "
+                                   "be the same; send n 1, or a temperature to sample.",
+                                   fields={"n": ["Not with beam search."]}, param="n")
         return request, data
 
     def _validate(self, body: object) -> dict:
@@ -171,6 +168,8 @@ class OpenAISchemas:
             errors["stream_options"] = ["Only include_usage is supported."]
         if opts and not data.get("stream"):
             errors["stream_options"] = ["stream_options requires stream: true."]
+        if "top_logprobs" in data and not data.get("logprobs"):
+            errors["top_logprobs"] = ["top_logprobs requires logprobs: true."]
         if ("max_tokens" in data and "max_completion_tokens" in data
                 and data["max_tokens"] != data["max_completion_tokens"]):
             errors["max_tokens"] = ["max_tokens and max_completion_tokens disagree; send one."]
@@ -192,6 +191,8 @@ class OpenAISchemas:
 
 
 
+MAX_TOP_LOGPROBS = 20  # OpenAI's limit
+MAX_CHOICES = 8  # n
 _OPENAI_NAMES = {"max_tokens": "max_new_tokens", "max_completion_tokens": "max_new_tokens"}
 _DECODING = ("do_sample", "temperature", "num_beams")
 PENALTIES = ("presence_penalty", "frequency_penalty")
@@ -224,6 +225,10 @@ def _generation(data: dict, preset_generation: dict) -> dict:
         given[key] = data[key]
     if "stop" in data:
         given["stop"] = data["stop"]
+    if data.get("logprobs"):
+        given["logprobs"] = data.get("top_logprobs", 0)
+    if data.get("response_format"):  # the schema to enforce (None: plain text)
+        given["response_format"] = data["response_format"]
     for key in PENALTIES:  # greedy or sampled, as vLLM applies them
         if data.get(key):
             given[key] = data[key]

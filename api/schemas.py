@@ -76,6 +76,10 @@ class _ChatBase(Schema):
                 raise ValidationError(
                     "With continue, the last message must be the assistant's reply to continue, "
                     "after the user's message it answers.", field_name="messages")
+            if data.get("response_format"):
+                raise ValidationError(
+                    "A reply constrained to JSON cannot be continued: ask again with a larger "
+                    "max_new_tokens.", field_name="response_format")
             messages = messages[:-1]
         elif messages and messages[-1]["role"] != "user":
             raise ValidationError(

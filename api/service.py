@@ -12,12 +12,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import queue
 import select
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from flask import Response, current_app, g, request, stream_with_context
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -272,14 +274,17 @@ class Generation:
     """One submitted generation, consumed once as a stream or joined into a whole reply."""
 
     def __init__(self, prompt_ids: list[int], params: SamplingParams, adapter: str | None, *,
-                 dropped: int = 0, summary: bool = False, affinity: str | None = None):
+                 dropped: int = 0, summary: bool = False, affinity: str | None = None,
+                 keep_kv: bool = True, share_prompt: bool = False):
         self.prompt_ids = prompt_ids
         self.dropped = dropped  # history messages the prompt left out (for /metrics)
         self.summary = summary  # a compaction's generation: counted apart from replies
         # a summary's prompt is never sent again: its KV would only push the conversation's out
         self.handle: Handle = engine().submit(prompt_ids, params, adapter, tenant(),
-                                              keep_kv=not summary, affinity=affinity)
+                                              keep_kv=keep_kv and not summary, affinity=affinity,
+                                              share_prompt=share_prompt)
         self.text = ""
+        self.logprobs: list = []  # TokenLogprobs, when the params ask for them
         self.finish_reason: str | None = None
         self.usage = Usage(prompt_tokens=len(prompt_ids))
         self._metrics = current_app.extensions["metrics"]
@@ -291,6 +296,7 @@ class Generation:
         try:
             for chunk in self.handle.items(check, CLIENT_CHECK_S):
                 self.text += chunk.text
+                self.logprobs += chunk.logprobs
                 if chunk.finish_reason is not None:
                     self.finish_reason, self.usage = chunk.finish_reason, chunk.usage
                 yield chunk
@@ -367,6 +373,64 @@ def generation(prepared: Prepared, params: SamplingParams) -> Generation:
     """Submit a prepared chat prompt."""
     return Generation(prepared.prompt.ids, params, prepared.adapter,
                       dropped=prepared.prompt.report.dropped, affinity=prepared.affinity)
+
+
+def generations(prepared: Prepared, params: SamplingParams, n: int) -> list[Generation]:
+    """``n`` choices of one prepared prompt. The first is prefilled alone and shares its
+    prompt's KV through the prefix cache; the others are submitted once it has started, reuse
+    that KV, and keep none of their own (the conversation's next turn builds on the first).
+    A sampled choice ``i`` draws with ``seed + i`` when a seed is given."""
+    first = Generation(prepared.prompt.ids, params, prepared.adapter,
+                       dropped=prepared.prompt.report.dropped, affinity=prepared.affinity,
+                       share_prompt=n > 1)
+    gens = [first]
+    try:
+        if n > 1:
+            first.handle.started.wait(max(0.0, first.handle.deadline - time.monotonic()))
+        for i in range(1, n):
+            seed = None if params.seed is None else (params.seed + i) % 2**63
+            gens.append(Generation(prepared.prompt.ids, replace(params, seed=seed),
+                                   prepared.adapter, affinity=prepared.affinity, keep_kv=False))
+    except BaseException:  # e.g. the queue filled meanwhile: none of them runs
+        for gen in gens:
+            gen.close()
+        raise
+    return gens
+
+
+def merged(gens: list[Generation]) -> Iterator[tuple[int, Chunk]]:
+    """The Chunks of several generations as they come, as ``(index, chunk)``; an error in
+    one is raised here. Closing the iterator early cancels all of them."""
+    if len(gens) == 1:
+        yield from ((0, chunk) for chunk in gens[0].chunks())
+        return
+    out: queue.SimpleQueue = queue.SimpleQueue()
+
+    def pump(i: int, gen: Generation) -> None:
+        try:
+            for chunk in gen.chunks():
+                out.put((i, chunk))
+        except BaseException as exc:
+            out.put((i, exc))
+        out.put((i, None))
+
+    for i, gen in enumerate(gens):
+        threading.Thread(target=pump, args=(i, gen), daemon=True,
+                         name=f"mnemo-choice-{i}").start()
+    running = len(gens)
+    try:
+        while running:
+            i, item = out.get()
+            if item is None:
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield i, item
+    finally:  # each pump ends (and closes its generation) once its handle is cancelled
+        for gen in gens:
+            if gen.finish_reason is None:
+                gen.handle.cancel()
 
 
 def after_reply(req: ChatRequest, prepared: Prepared, gen: Generation) -> dict:

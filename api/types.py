@@ -27,10 +27,23 @@ class SamplingParams:
     presence_penalty: float = 0.0  # OpenAI's: subtracted once from a token the reply holds
     frequency_penalty: float = 0.0  # ...and this, once per time the reply holds it
     stop: tuple[str, ...] = ()
+    json_schema: str | None = None  # the reply must be JSON valid against it (api/structured.py)
+    logprobs: int | None = None  # None: none; k: each token's log-probability and its k best
 
     @property
     def needs_beam_search(self) -> bool:
         return self.num_beams > 1
+
+
+@dataclass(frozen=True)
+class TokenLogprob:
+    """A chosen token's log-probability under the distribution it was chosen from (after
+    penalties, grammar, temperature, top-k and top-p), with the most likely alternatives."""
+
+    token: int
+    logprob: float
+    top: tuple[tuple[int, float], ...] = ()
+
 
 
 @dataclass(frozen=True)
@@ -67,3 +80,4 @@ class Chunk:
     text: str = ""
     finish_reason: str | None = None  # "stop", "length" or "cancelled" on the last chunk
     usage: Usage = field(default_factory=Usage)
+    logprobs: list[TokenLogprob] = field(default_factory=list)  # the tokens of ``text``, if asked

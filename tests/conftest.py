@@ -173,6 +173,19 @@ def live(app):
     server.close()
 
 
+@pytest.fixture(scope="module")
+def sdk(live):
+    """The official openai client on ``live`` (a module may redefine ``live``: a front)."""
+    import openai
+
+    return openai.OpenAI(base_url=live.url + "/v1", api_key="unused", max_retries=0, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def model_id(sdk):
+    return sdk.models.list().data[0].id
+
+
 @pytest.fixture(scope="session")
 def default_live(smol_dir):
     """The real default model behind real HTTP."""

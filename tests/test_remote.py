@@ -41,8 +41,6 @@ from tests.test_memory_api import (  # noqa: F401  (run here against a front)
     test_v1_keeps_a_presets_decoding_and_its_lock,
 )
 from tests.test_openai import (  # noqa: F401  (run here against a front)
-    model_id,
-    sdk,
     test_adapter_chosen_by_model,
     test_context_overflow_trims_or_refuses,
     test_non_streaming,
@@ -55,6 +53,10 @@ from tests.test_openai import (  # noqa: F401  (run here against a front)
 )
 from tests.test_page import test_send_streams_and_shows_history_report  # noqa: F401
 from tests.test_page_memory import test_pin_is_sent_kept_and_shown_in_the_preview  # noqa: F401
+from tests.test_structured import (  # noqa: F401  (the schema goes to the remote's /v1/completions)
+    test_sdk_parse_and_stream_with_a_pydantic_model,
+    test_sdk_typed_response_formats_round_trip,
+)
 
 pytestmark = pytest.mark.slow  # a remote engine in a gunicorn process
 

@@ -238,17 +238,18 @@ class Engine(Backend):
         return sched.call(drop, ready=lambda: sched.in_flight(adapter.key) == 0)
 
     def submit(self, prompt_ids: list[int], params, adapter: str | None,
-               tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None
-               ) -> Handle:
+               tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None,
+               share_prompt: bool = False) -> Handle:
         """``Backend.submit``: one process holds every prefix, so ``affinity`` is not needed."""
         if adapter is None:
-            return self.scheduler.submit(GenRequest(prompt_ids, params, None, tenant, keep_kv))
+            return self.scheduler.submit(GenRequest(prompt_ids, params, None, tenant, keep_kv,
+                                                    share_prompt))
         for _ in range(3):  # a replace that lands meanwhile: the new version serves it
             found = self.registry.get(adapter)
             if found is None:  # unloaded since the route checked it
                 break
             handle = self.scheduler.submit(
-                GenRequest(prompt_ids, params, found.key, tenant, keep_kv),
+                GenRequest(prompt_ids, params, found.key, tenant, keep_kv, share_prompt),
                 still=lambda key=found.key: getattr(self.registry.get(adapter), "key", None) == key)
             if handle is not None:
                 return handle

@@ -16,6 +16,7 @@ import torch
 from ..exceptions import GenerationFailed
 from ..types import Chunk, Usage
 from .decoding import whole_text
+from .grammar import GrammarViolation
 from .request import Handle, Sequence, State
 
 
@@ -32,14 +33,17 @@ class Output:
         handle = seq.handle
         if handle.first_token_at is None:
             handle.first_token_at = time.monotonic()
+            handle.started.set()
         seq.usage.completion_tokens += 1
         if token in self.eos_ids:
             self.finish(seq, "stop")
             return True
         seq.history.append(token)
+        if seq.sampler.last is not None:  # asked for: it travels with the text it belongs to
+            seq.logprobs.append(seq.sampler.last)
         text, hit_stop = seq.stopper.push(seq.decoder.push(token))
         if text:
-            handle.put(Chunk(text=text))
+            handle.put(Chunk(text=text, logprobs=self._logprobs(seq)))
         if hit_stop:
             self.finish(seq, "stop", flush=False)
             return True
@@ -67,9 +71,14 @@ class Output:
     def finish(self, seq: Sequence, reason: str, flush: bool = True) -> None:
         tail = seq.stopper.flush() if flush else ""
         seq.state = State.FINISHED
-        seq.handle.put(Chunk(text=tail, finish_reason=reason,
+        seq.handle.put(Chunk(text=tail, finish_reason=reason, logprobs=self._logprobs(seq),
                              usage=Usage(seq.usage.prompt_tokens, seq.usage.completion_tokens)))
         self._release(seq.handle)
+
+    @staticmethod
+    def _logprobs(seq: Sequence) -> list:
+        sent, seq.logprobs = seq.logprobs, []
+        return sent
 
     def cancelled(self, handle: Handle) -> None:
         handle.put(Chunk(finish_reason="cancelled"))
@@ -84,6 +93,8 @@ class Output:
             return
         if isinstance(exc, GenerationFailed):
             error = exc
+        elif isinstance(exc, GrammarViolation):  # the schema, not the server: no retry
+            error = GenerationFailed(f"{exc} Simplify the schema.")
         else:
             oom = isinstance(exc, torch.OutOfMemoryError)
             error = GenerationFailed(
@@ -96,4 +107,5 @@ class Output:
     def _release(self, handle: Handle) -> None:
         if not handle.done:
             handle.done = True
+            handle.started.set()
             self.release(handle)

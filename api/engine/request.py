@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from ..types import Chunk, SamplingParams, Usage
 from .beams import BeamSearch
 from .decoding import IncrementalDecoder, StopMatcher
+from .grammar import JsonConstraint
 from .sampling import RowSampler
 
 
@@ -36,6 +37,9 @@ class GenRequest:
     # never sent again (the next one has another system prompt), so keeping it would only
     # evict the conversation's own entry, which its next turn needs.
     keep_kv: bool = True
+    # The first of several choices of one prompt (``n``): its prompt's KV goes to the prefix
+    # cache as soon as it is prefilled, so the others, submitted once it ``started``, reuse it.
+    share_prompt: bool = False
 
 
 class Handle:
@@ -46,6 +50,7 @@ class Handle:
         self.deadline = time.monotonic() + timeout
         self.cancelled = threading.Event()
         self.first_token_at: float | None = None
+        self.started = threading.Event()  # its first token is out, or it ended
         self.submitted_at = time.monotonic()
         self.done = False  # its last Chunk (or its error) has been put; set by the worker only
         self._out: queue.SimpleQueue = queue.SimpleQueue()
@@ -109,6 +114,7 @@ class Sequence:
     handed_over: bool = False  # ``kv`` is this request's to write into
     logits: object = None  # its last prompt position's logits, once all is fed, until it joins
     solo: bool = False  # prefill alone (its group's forward failed once)
+    logprobs: list = field(default_factory=list)  # TokenLogprobs not yet sent with a Chunk
 
     @classmethod
     def of(cls, handle: Handle, order: int, tokenizer, device, eos_ids,
@@ -120,7 +126,9 @@ class Sequence:
         if p.needs_beam_search:
             beams = BeamSearch(p, prompt_len=len(req.prompt_ids), eos_ids=eos_ids, device=device)
             beams.max_length = min(beams.max_length, context_window)
-        return cls(handle=handle, order=order, sampler=RowSampler(p, device, len(req.prompt_ids)),
+        grammar = JsonConstraint(p.json_schema, tokenizer, eos_ids) if p.json_schema else None
+        return cls(handle=handle, order=order,
+                   sampler=RowSampler(p, device, len(req.prompt_ids), grammar),
                    decoder=IncrementalDecoder(tokenizer), stopper=StopMatcher(p.stop),
                    history=list(req.prompt_ids), beams=beams,
                    usage=Usage(prompt_tokens=len(req.prompt_ids)))

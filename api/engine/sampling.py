@@ -5,7 +5,8 @@ the host (``sample``): greedy rows take the argmax, sampling rows are tempered, 
 top-k and top-p with per-row values, and drawn with noise from their own generator, so a
 seeded row draws the same tokens whatever else shares the batch. Only penalties that look at a
 row's history (repetition, n-gram, presence and frequency) run row by row, and only for the
-rows that ask for them.
+rows that ask for them, and so does the mask of a row whose reply must follow a JSON schema
+(``grammar``); the caller advances that row's grammar with the token chosen.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from transformers.generation.logits_process import (
     RepetitionPenaltyLogitsProcessor,
 )
 
-from ..types import SamplingParams
+from ..types import SamplingParams, TokenLogprob
+from .grammar import JsonConstraint
 
 # Below this temperature sampling is greedy decoding (as in vLLM): dividing logits by, say,
 # 1e-38 overflows to inf, and softmax of inf is NaN.
@@ -57,8 +59,12 @@ def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcess
 class RowSampler:
     """One request's sampling parameters and random generator (its state across steps)."""
 
-    def __init__(self, params: SamplingParams, device: torch.device, prompt_len: int = 0):
+    def __init__(self, params: SamplingParams, device: torch.device, prompt_len: int = 0,
+                 grammar: JsonConstraint | None = None):
         self.processors = history_processors(params, prompt_len)
+        self.grammar = grammar  # its tokens are masked to the grammar last, then advance it
+        self.logprobs = params.logprobs  # None, or how many alternatives to report
+        self.last: TokenLogprob | None = None  # the last token's, when ``logprobs`` is asked
         self.do_sample = params.do_sample and params.temperature >= MIN_SAMPLING_TEMPERATURE
         self.temperature = params.temperature if self.do_sample else 1.0
         self.top_k = params.top_k if self.do_sample else 0
@@ -79,17 +85,36 @@ def sample(logits: torch.Tensor, samplers: list[RowSampler], histories: list[lis
         if s.processors:
             ids = torch.tensor([histories[i]], device=scores.device)
             scores[i:i + 1] = s.processors(ids, scores[i:i + 1])
+        if s.grammar is not None:
+            s.grammar.mask(scores[i])
     tokens = scores.argmax(dim=-1)
     rows = [i for i, s in enumerate(samplers) if s.do_sample]
+    drawn_from = {}
     if rows:
         index = torch.tensor(rows, device=scores.device)
-        drawn = _draw(scores.index_select(0, index), [samplers[i] for i in rows])
+        drawn, filtered = _draw(scores.index_select(0, index), [samplers[i] for i in rows])
         tokens = tokens.index_copy(0, index, drawn)
-    return tokens.tolist()
+        drawn_from = {i: filtered[j] for j, i in enumerate(rows)}
+    chosen = tokens.tolist()
+    for i, s in enumerate(samplers):
+        if s.logprobs is not None:
+            s.last = _logprob(drawn_from.get(i, scores[i]), chosen[i], s.logprobs)
+    return chosen
 
 
-def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> torch.Tensor:
-    """Temperature, top-k, top-p (transformers' order and semantics), then one draw per row."""
+def _logprob(scores: torch.Tensor, token: int, top: int) -> TokenLogprob:
+    """``token``'s log-probability under the distribution ``scores`` (one row) defines."""
+    logprobs = torch.log_softmax(scores.float(), dim=-1)
+    best = logprobs.topk(top) if top else None
+    alternatives = () if best is None else tuple(  # never one the filters ruled out (-inf)
+        (t, v) for t, v in zip(best.indices.tolist(), best.values.tolist(), strict=True)
+        if v != -float("inf"))
+    return TokenLogprob(token, float(logprobs[token]), alternatives)
+
+
+def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Temperature, top-k, top-p (transformers' order and semantics), then one draw per row;
+    the draws, and the scores they were drawn from."""
     device, vocab = scores.device, scores.shape[-1]
     # An extreme penalty can push a score to +inf: such tokens share the probability mass.
     top = torch.finfo(scores.dtype).max
@@ -113,4 +138,4 @@ def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> torch.Tensor:
     # (batched and solo forwards differ there) almost never changes the token drawn.
     noise = torch.stack([torch.empty(vocab, device=device).exponential_(generator=s.generator)
                          for s in samplers])
-    return (probs / noise).argmax(dim=-1)
+    return (probs / noise).argmax(dim=-1), scores

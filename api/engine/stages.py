@@ -123,6 +123,8 @@ class Stages:
                 token = tokens.get(seq)
                 if token is None:
                     continue
+                if seq.handle.request.share_prompt:  # for the other choices of this prompt
+                    self._store_row(seq, cache, i, copy=True)
                 if self.output.accept(seq, token):
                     self._store_row(seq, cache, i)
                     continue
@@ -181,7 +183,8 @@ class Stages:
         draft = self.runner.m.draft
         seq = self.runner.alone() if draft is not None else None
         if seq is None or seq.beams or seq.adapter is not None or seq.sampler.do_sample \
-                or seq.sampler.processors or self.waiting or self.prefilling:
+                or seq.sampler.processors or seq.sampler.grammar is not None \
+                or seq.sampler.logprobs is not None or self.waiting or self.prefilling:
             return None, []
         room = min(seq.params.max_new_tokens - seq.usage.completion_tokens,
                    self.runner.m.context_window - len(seq.history)) - 1
@@ -255,21 +258,28 @@ class Stages:
             self._fail_running(exc)
 
     def _sample(self, seqs: list[Sequence], logits) -> dict[Sequence, int]:
-        """Sample all rows at once; if that fails, row by row, failing only rows that fail."""
+        """Sample all rows at once; if that fails, row by row, failing only rows that fail.
+        A row with a grammar then moves its grammar past the token chosen."""
         if not seqs:
             return {}
         try:
             drawn = sample(logits, [s.sampler for s in seqs], [s.history for s in seqs])
-            return dict(zip(seqs, drawn, strict=True))
+            out = dict(zip(seqs, drawn, strict=True))
         except Exception:
             log.exception("batched sampling failed; sampling row by row")
-        out = {}
-        for i, seq in enumerate(seqs):
+            out = {}
+            for i, seq in enumerate(seqs):
+                try:
+                    out[seq] = sample(logits[i:i + 1], [seq.sampler], [seq.history])[0]
+                except Exception as exc:
+                    log.exception("sampling failed for one request")
+                    self.output.fail(seq, exc)
+        for seq in [s for s in out if s.sampler.grammar is not None]:
             try:
-                out[seq] = sample(logits[i:i + 1], [seq.sampler], [seq.history])[0]
+                seq.sampler.grammar.advance(out[seq])
             except Exception as exc:
-                log.exception("sampling failed for one request")
                 self.output.fail(seq, exc)
+                del out[seq]
         return out
 
     def _beam_step(self, seq: Sequence, logits: torch.Tensor) -> list[int] | None:

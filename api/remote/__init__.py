@@ -59,6 +59,7 @@ class RemoteHandle(Handle):
 
     def __init__(self, request: GenRequest, timeout: float):
         super().__init__(request, timeout)
+        self.started.set()  # choices of one prompt need not wait for each other here
         self.expired = False
         self._response: httpx.Response | None = None
 
@@ -232,12 +233,13 @@ class RemoteEngine(Backend):
 
     def check_params(self, params: SamplingParams, adapter: str | None) -> None:
         for name, used in (("num_beams", params.num_beams > 1),
-                           ("no_repeat_ngram_size", params.no_repeat_ngram_size > 0)):
+                           ("no_repeat_ngram_size", params.no_repeat_ngram_size > 0),
+                           ("logprobs", params.logprobs is not None)):
             if used:
                 raise UnsupportedByEngine(
-                    f"{name} is not offered by {self.kind}: it has no beam search or n-gram "
-                    "blocking behind Mnemo's seam. Leave it out, or use the embedded engine.",
-                    param=name)
+                    f"{name} is not offered by {self.kind}: it has no beam search, n-gram "
+                    "blocking or log-probabilities behind Mnemo's seam. Leave it out, or use "
+                    "the embedded engine.", param=name)
         if self.wire is not None and self.wire.name == "llama.cpp":
             for name in ("presence_penalty", "frequency_penalty"):
                 if getattr(params, name):  # llama.cpp counts the prompt's tokens too
@@ -290,8 +292,10 @@ class RemoteEngine(Backend):
         return {"status": "ready", "model": self.model_id, "engine": self.kind}
 
     def submit(self, prompt_ids: list[int], params: SamplingParams, adapter: str | None,
-               tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None
-               ) -> Handle:
+               tenant: str | None = None, keep_kv: bool = True, affinity: str | None = None,
+               share_prompt: bool = False) -> Handle:
+        """The remote's own prefix caching shares a prompt between choices: nothing to wait
+        for (``share_prompt``)."""
         self.check_params(params, adapter)
         self._refresh_if_stale()
         handle = RemoteHandle(GenRequest(prompt_ids, params, adapter, tenant, keep_kv),

@@ -107,6 +107,9 @@ class OpenAIWire(_Wire):
         for name in ("presence_penalty", "frequency_penalty"):  # over the reply, as here
             if getattr(params, name):
                 body[name] = getattr(params, name)
+        if params.json_schema:  # vLLM and SGLang constrain a completion as a chat reply
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "reply", "schema": json.loads(params.json_schema), "strict": True}}
         return body
 
     def _piece(self, event: dict) -> Piece:
@@ -158,6 +161,8 @@ class LlamaCppWire(_Wire):
             # (this llama-server refuses -1, "the context size": the request's own length is it)
             body.update(repeat_penalty=params.repetition_penalty,
                         repeat_last_n=len(ids) + params.max_new_tokens)
+        if params.json_schema:  # llama-server turns it into a GBNF grammar
+            body["json_schema"] = json.loads(params.json_schema)
         if served.adapters:
             chosen = served.adapters.get(adapter) if adapter else None
             body["lora"] = [{"id": i, "scale": 1.0 if i == chosen else 0.0}

@@ -23,6 +23,7 @@ from ..exceptions import ContextLengthExceeded, UnknownAdapter, ValidationFailed
 from ..fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load
 from ..openai_schema import rejected
 from ..service import Generation, engine, event_stream, read_json, sse
+from ..structured import ResponseFormatField
 from ..types import SamplingParams
 
 bp = Blueprint("completions", __name__)
@@ -77,6 +78,7 @@ def completion_schema(limit: int) -> Schema:
         "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
         "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
             max=0, error="logit_bias is not supported; send {{}} or leave it out.")),
+        "response_format": ResponseFormatField(allow_none=True),
         "user": fields.String(allow_none=True),  # accepted, changes nothing
     }, name="CompletionRequest")()
 
@@ -99,7 +101,8 @@ def _params(data: dict) -> SamplingParams:
         seed=data.get("seed") if sampling else None,
         repetition_penalty=data.get("repetition_penalty", 1.0), stop=data.get("stop") or (),
         presence_penalty=data.get("presence_penalty", 0.0),
-        frequency_penalty=data.get("frequency_penalty", 0.0))
+        frequency_penalty=data.get("frequency_penalty", 0.0),
+        json_schema=data.get("response_format"))
 
 
 def _adapter(model: str) -> str | None:

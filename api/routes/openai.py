@@ -10,14 +10,26 @@ through the ``mnemo`` extension object, which the official SDKs send with ``extr
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
+from types import SimpleNamespace
 
 from flask import Blueprint, current_app, jsonify
 
 from ..errors import error_body
 from ..exceptions import ContextLengthExceeded
-from ..service import after_reply, engine, event_stream, generation, prepare, read_json, sse
+from ..service import (
+    after_reply,
+    engine,
+    event_stream,
+    generations,
+    merged,
+    prepare,
+    read_json,
+    sse,
+)
+from ..types import TokenLogprob, Usage
 
 bp = Blueprint("openai", __name__, url_prefix="/v1")
 
@@ -52,37 +64,67 @@ def chat_completions():
             f"and {req.params.max_new_tokens} are reserved for the completion; your messages do "
             f"not fit ({history['lost']} of {history['received']} would have to be dropped). "
             "Shorten the messages or send truncation: \"auto\".", param="messages")
-    gen = generation(prepared, req.params)
+    gens = generations(prepared, req.params, data.get("n", 1))
+    logprobs = functools.partial(_logprobs, asked=req.params.logprobs is not None)
     head = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": req.model}
     headers = {"X-Mnemo-History-Dropped": str(history["lost"])}
 
-    def extension() -> dict:
-        return {"history": prepared.history(), **after_reply(req, prepared, gen)}
+    def extension() -> dict:  # the conversation's next turn builds on the first choice
+        return {"history": prepared.history(), **after_reply(req, prepared, gens[0])}
+
+    def usage() -> dict:  # the prompt once, every choice's tokens
+        return Usage(gens[0].usage.prompt_tokens,
+                     sum(g.usage.completion_tokens for g in gens)).as_dict()
 
     if not req.stream:
-        gen.join()
+        for gen in gens:
+            gen.join()
         body = {**head, "object": "chat.completion", "choices": [{
-            "index": 0, "message": {"role": "assistant", "content": gen.text},
-            "logprobs": None, "finish_reason": gen.finish_reason}],
-            "usage": gen.usage.as_dict(), "mnemo": extension()}
+            "index": i, "message": {"role": "assistant", "content": gen.text},
+            "logprobs": logprobs(gen.logprobs), "finish_reason": gen.finish_reason}
+            for i, gen in enumerate(gens)], "usage": usage(), "mnemo": extension()}
         return jsonify(body), 200, headers
 
     include_usage = bool((data.get("stream_options") or {}).get("include_usage"))
 
-    def chunk(delta: dict, finish_reason: str | None = None, **extra) -> str:
+    def chunk(i: int, delta: dict, finish_reason: str | None = None, tokens=(), **extra) -> str:
         return sse({**head, "object": "chat.completion.chunk", "choices": [{
-            "index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
-            **extra})
+            "index": i, "delta": delta, "logprobs": logprobs(tokens) if tokens else None,
+            "finish_reason": finish_reason}], **extra})
 
     def events():
-        yield chunk({"role": "assistant", "content": ""})
-        for piece in gen.chunks():
-            if piece.text:
-                yield chunk({"content": piece.text})
-        yield chunk({}, gen.finish_reason, mnemo=extension())
+        for i in range(len(gens)):
+            yield chunk(i, {"role": "assistant", "content": ""})
+        left = len(gens)
+        for i, piece in merged(gens):
+            if piece.text or piece.logprobs:
+                yield chunk(i, {"content": piece.text}, tokens=piece.logprobs)
+            if piece.finish_reason is not None:
+                left -= 1
+                if left:  # the last choice to end carries the memory report
+                    yield chunk(i, {}, piece.finish_reason)
+                else:
+                    yield chunk(i, {}, piece.finish_reason, mnemo=extension())
         if include_usage:
-            yield sse({**head, "object": "chat.completion.chunk", "choices": [],
-                       "usage": gen.usage.as_dict()})
+            yield sse({**head, "object": "chat.completion.chunk", "choices": [], "usage": usage()})
 
-    return event_stream(events(), gen, lambda err: sse(error_body(err, openai=True)),
+    every = SimpleNamespace(close=lambda: [gen.close() for gen in gens])
+    return event_stream(events(), every, lambda err: sse(error_body(err, openai=True)),
                         trailer="data: [DONE]\n\n", headers=headers)
+
+
+def _logprobs(tokens: list[TokenLogprob], asked: bool) -> dict | None:
+    """OpenAI's ``logprobs`` of a choice: each token's text, bytes and log-probability, and its
+    most likely alternatives (``top_logprobs``)."""
+    if not asked:
+        return None
+    ids = sorted({t.token for t in tokens} | {i for t in tokens for i, _ in t.top})
+    raw = dict(zip(ids, engine().token_bytes(ids), strict=True))
+
+    def entry(token: int, logprob: float) -> dict:
+        return {"token": raw[token].decode("utf-8", "backslashreplace"), "logprob": logprob,
+                "bytes": list(raw[token])}
+
+    return {"content": [{**entry(t.token, t.logprob),
+                         "top_logprobs": [entry(i, lp) for i, lp in t.top]} for t in tokens],
+            "refusal": None}

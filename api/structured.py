@@ -1,0 +1,121 @@
+"""``response_format``: OpenAI's shape, checked here and turned into the JSON Schema the engine
+enforces token by token (``api/engine/grammar.py``).
+
+``{"type": "text"}`` is plain text; ``{"type": "json_object"}`` is any JSON object;
+``{"type": "json_schema", "json_schema": {"name", "schema", "strict"?, "description"?}}`` is JSON
+that validates against ``schema``. With ``strict: true`` (what the official SDK's ``parse``
+sends) an object that names its ``properties`` and says nothing of ``additionalProperties``
+takes no other keys, as OpenAI's strict mode requires of every object; without it the schema
+means what JSON Schema says. Either way every keyword must be one the grammar engine enforces:
+a schema using one it would ignore (``uniqueItems``, ``if``, an unknown ``format``, a regex
+look-around, a ``$ref`` that points nowhere) is a 400 naming it, never a reply that silently
+breaks it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import llguidance
+from marshmallow import ValidationError, fields
+
+# How the engine compiles a schema: compact JSON (no free whitespace, which a small model can
+# fill forever), the same options here, where it is checked, and in the engine.
+JSON_OPTIONS = {"whitespace_flexible": False}
+MAX_SCHEMA_CHARS = 100_000
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+ANY_OBJECT = '{"type":"object"}'
+_SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas")
+_SUBSCHEMA_LISTS = ("anyOf", "oneOf", "prefixItems")
+_SUBSCHEMAS = ("items", "additionalProperties", "contains", "not", "propertyNames")
+
+
+def closed_objects(schema: object) -> object:
+    """``schema`` with ``additionalProperties: false`` on every object schema that lists its
+    ``properties`` and leaves extra keys unsaid (strict mode). Subschemas of ``allOf`` are
+    left as they are: closing each part would refuse the keys the other parts add."""
+    if isinstance(schema, list):
+        return [closed_objects(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in _SUBSCHEMA_MAPS:
+        if isinstance(out.get(key), dict):
+            out[key] = {k: closed_objects(v) for k, v in out[key].items()}
+    for key in _SUBSCHEMA_LISTS:
+        if isinstance(out.get(key), list):
+            out[key] = [closed_objects(s) for s in out[key]]
+    for key in _SUBSCHEMAS:
+        if isinstance(out.get(key), dict):
+            out[key] = closed_objects(out[key])
+    if ("properties" in out and not {"additionalProperties", "patternProperties",
+                                     "unevaluatedProperties"} & set(out)):
+        out["additionalProperties"] = False
+    return out
+
+
+def check_enforceable(schema_json: str) -> None:
+    """Raise ValidationError naming what the grammar engine could not enforce in the schema."""
+    grammar = llguidance.LLMatcher.grammar_from_json_schema(schema_json, defaults=JSON_OPTIONS)
+    _is_error, problems = llguidance.LLMatcher.validate_grammar_with_warnings(grammar)
+    if problems:  # an error, or a warning: a keyword it would ignore
+        first = problems[0].strip().splitlines()
+        raise ValidationError("This JSON schema cannot be enforced: "
+                              f"{' '.join(line.strip() for line in first)[:300]}. "
+                              "Leave the feature out of the schema.")
+
+
+class ResponseFormatField(fields.Field):
+    """``response_format`` in OpenAI's shape; loads as the JSON Schema to enforce (canonical
+    JSON text), or None for plain text."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("metadata", {"description": (
+            "{'type': 'text'} (default), {'type': 'json_object'}, or {'type': 'json_schema', "
+            "'json_schema': {'name', 'schema', 'strict'}}: the reply is constrained token by "
+            "token to JSON that parses (and validates against the schema), unless max tokens "
+            "run out first (finish_reason 'length')."), "type": "object"})
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> str | None:
+        if not isinstance(value, dict):
+            raise ValidationError("Must be an object such as {'type': 'json_object'}.")
+        kind = value.get("type")
+        allowed = {"text": {"type"}, "json_object": {"type"}, "json_schema": {"type", "json_schema"}}
+        if kind not in allowed:
+            raise ValidationError("type must be 'text', 'json_object' or 'json_schema'.")
+        extra = sorted(k for k, v in value.items() if k not in allowed[kind] and v is not None)
+        if extra:  # e.g. a json_schema sent with type text: it would do nothing
+            raise ValidationError(f"response_format of type {kind} takes no {extra[0][:40]!r}.")
+        if kind == "text":
+            return None
+        if kind == "json_object":
+            return ANY_OBJECT
+        return _schema_of(value.get("json_schema"))
+
+
+def _schema_of(spec: object) -> str:
+    if not isinstance(spec, dict):
+        raise ValidationError("json_schema must be an object: {'name': ..., 'schema': {...}}.")
+    unknown = sorted(set(spec) - {"name", "schema", "strict", "description"})
+    if unknown:
+        raise ValidationError(f"json_schema takes no {unknown[0][:40]!r}.")
+    name = spec.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise ValidationError("json_schema.name is required: 1 to 64 letters, digits, _ or -.")
+    if not isinstance(spec.get("description", ""), str):
+        raise ValidationError("json_schema.description must be a string.")
+    strict = spec.get("strict")
+    if strict is not None and not isinstance(strict, bool):
+        raise ValidationError("json_schema.strict must be true, false or null.")
+    schema = spec.get("schema", {})
+    if not isinstance(schema, dict):
+        raise ValidationError("json_schema.schema must be a JSON Schema object.")
+    if strict:
+        schema = closed_objects(schema)
+    text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    if len(text) > MAX_SCHEMA_CHARS:
+        raise ValidationError(f"json_schema.schema is over {MAX_SCHEMA_CHARS} characters.")
+    check_enforceable(text)
+    return text
