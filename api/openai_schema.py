@@ -1,7 +1,7 @@
 """The OpenAI chat-completions request: validated strictly, mapped onto Mnemo's own terms.
 
 Parameters Mnemo cannot honour are rejected with a 400 naming them, never silently ignored:
-``tools`` and ``logit_bias``.
+``logit_bias`` and the deprecated ``functions``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from .exceptions import ValidationFailed
 from .fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
 from .schemas import check_covers, summary_schema
 from .structured import ResponseFormatField
+from .tools import ToolChoiceField, ToolsField, call_schema, call_text, result_text, tool_prompt
 
-ROLES = ("system", "developer", "user", "assistant")
+ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
 class ContentField(fields.Field):
@@ -58,8 +59,6 @@ _IGNORED = {
         ["auto", "default", "flex", "scale", "priority"])), "this server has one tier."),
     "reasoning_effort": _ignored(fields.String(allow_none=True, validate=validate.OneOf(
         ["none", "minimal", "low", "medium", "high"])), "the model does not reason first."),
-    "parallel_tool_calls": _ignored(StrictBoolean(allow_none=True),
-                                    "without tools (refused) no tool is called."),
 }
 
 
@@ -79,10 +78,23 @@ class OpenAISchemas:
             "compact": StrictBoolean(),
             "recall": StrictBoolean(),
         }, name="MnemoExtension")
+        call = Schema.from_dict({
+            "id": fields.String(required=True, validate=validate.Length(1, 200)),
+            "type": fields.String(required=True, validate=validate.Equal("function")),
+            "function": fields.Nested(Schema.from_dict({
+                "name": fields.String(required=True, validate=validate.Length(1, 64)),
+                "arguments": fields.String(required=True, validate=validate.Length(max=limit)),
+            }, name="ToolCallFunction"), required=True),
+        }, name="ToolCall")
         message = Schema.from_dict({
             "role": fields.String(required=True, validate=validate.OneOf(ROLES)),
-            "content": ContentField(required=True, validate=[validate.Length(max=limit), not_blank]),
+            # null only on an assistant message that calls tools
+            "content": ContentField(allow_none=True,
+                                    validate=[validate.Length(max=limit), not_blank]),
             "name": fields.String(),
+            "tool_calls": fields.List(fields.Nested(call), validate=validate.Length(1, 64)),
+            "tool_call_id": fields.String(validate=validate.Length(1, 200)),
+            "refusal": fields.String(allow_none=True),
         }, name="ChatCompletionMessage")
         self.chat = Schema.from_dict({
             "model": fields.String(required=True),
@@ -104,10 +116,12 @@ class OpenAISchemas:
             "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
             "logprobs": StrictBoolean(allow_none=True),
             "top_logprobs": StrictInteger(allow_none=True, validate=validate.Range(0, MAX_TOP_LOGPROBS)),
-            "tools": rejected("tools", "tool calling is not implemented."),
-            "tool_choice": rejected("tool_choice", "tool calling is not implemented."),
-            "functions": rejected("functions", "function calling is not implemented."),
-            "function_call": rejected("function_call", "function calling is not implemented."),
+            "tools": ToolsField(allow_none=True),
+            "tool_choice": ToolChoiceField(allow_none=True),
+            "parallel_tool_calls": StrictBoolean(allow_none=True),
+            "functions": rejected("functions", "the deprecated functions; send tools instead."),
+            "function_call": rejected("function_call", "the deprecated functions; send "
+                                                       "tool_choice instead."),
             "logit_bias": fields.Dict(allow_none=True, validate=validate.Length(
                 max=0, error="logit_bias is not supported; send {{}} or leave it out.")),
             "response_format": ResponseFormatField(allow_none=True),
@@ -132,12 +146,21 @@ class OpenAISchemas:
         data = self._validate(body)
         ext = data.get("mnemo") or {}
         preset = self.presets[ext.get("template") or "default"]
-        chat = [{"role": m["role"], "content": m["content"]} for m in data["messages"]
-                if m["role"] not in ("system", "developer")]
+        chat = _as_text([m for m in data["messages"] if m["role"] not in ("system", "developer")])
         for i in ext.get("pinned", []):
             chat[i]["pinned"] = True
+        if chat[-1]["role"] == "tool":  # the exchange being answered stays whole, call and results
+            start = max(i for i, m in enumerate(chat) if m["role"] == "user")
+            for m in chat[start:]:
+                m["pinned"] = True
         system = "\n\n".join(m["content"] for m in data["messages"]
                               if m["role"] in ("system", "developer"))
+        choice = tool_choice(data)
+        if choice != "none":
+            system = "\n\n".join(filter(None, [system, tool_prompt(data["tools"], choice)]))
+            if choice != "auto":  # a call is required: the reply is constrained to one
+                data["response_format"] = call_schema(data["tools"], choice,
+                                                      data.get("parallel_tool_calls", True))
         sent = (set(ext) - {"template", "pinned"}) | {
             _OPENAI_NAMES.get(k, k) for k in data
             if k in _OPENAI_NAMES or k in ("temperature", "top_p", "seed", "stop",
@@ -174,8 +197,10 @@ class OpenAISchemas:
                 and data["max_tokens"] != data["max_completion_tokens"]):
             errors["max_tokens"] = ["max_tokens and max_completion_tokens disagree; send one."]
         chat = [m for m in data["messages"] if m["role"] not in ("system", "developer")]
-        if not chat or chat[-1]["role"] != "user":
-            errors["messages"] = ["The last non-system message must come from the user."]
+        if not chat or chat[-1]["role"] not in ("user", "tool"):
+            errors["messages"] = ["The last non-system message must come from the user (or be "
+                                  "a tool's result)."]
+        errors.update(_tool_errors(data, chat))
         ext = data.get("mnemo") or {}
         if any(i >= len(chat) for i in ext.get("pinned", [])):
             errors["mnemo.pinned"] = [f"Pins index the {len(chat)} user and assistant messages "
@@ -189,6 +214,58 @@ class OpenAISchemas:
             raise ValidationFailed(f"{first}: {errors[first][0]}", fields=errors, param=first)
         return data
 
+
+def tool_choice(data: dict) -> str:
+    """What the request asks of tools: none, auto, required or ``function:<name>``."""
+    return data.get("tool_choice", "auto") if data.get("tools") else "none"
+
+
+def _tool_errors(data: dict, chat: list[dict]) -> dict[str, list[str]]:
+    """Tool messages answer calls of the assistant message before them; tools and the
+    choice agree; a required call and a response_format cannot both shape the reply."""
+    errors: dict[str, list[str]] = {}
+    calls: dict[str, str] = {}  # the open calls: id -> tool name
+    for i, m in enumerate(chat):
+        where = f"messages[{i}]"
+        if m.get("tool_calls") and m["role"] != "assistant":
+            errors[where + ".tool_calls"] = ["Only an assistant message calls tools."]
+        if (m.get("tool_call_id") is None) != (m["role"] != "tool"):
+            errors[where + ".tool_call_id"] = ["A tool message, and only one, names the call it "
+                                               "answers (tool_call_id)."]
+        if m.get("content") is None and not (m["role"] == "assistant" and m.get("tool_calls")):
+            errors[where + ".content"] = ["Required, unless an assistant message calls tools."]
+        if m["role"] == "assistant":
+            calls = {c["id"]: c["function"]["name"] for c in m.get("tool_calls") or ()}
+        elif m["role"] == "tool" and m.get("tool_call_id") not in calls:
+            errors[where + ".tool_call_id"] = ["It answers no call of the assistant message "
+                                               "before it."]
+        elif m["role"] == "user":
+            calls = {}
+    names = [t.name for t in data.get("tools") or ()]
+    choice = data.get("tool_choice")
+    if choice not in (None, "none") and not names:
+        errors["tool_choice"] = ["A tool choice needs tools."]
+    elif choice and choice.startswith("function:") and choice[9:] not in names:
+        errors["tool_choice"] = [f"No tool is named {choice[9:]!r}."]
+    if tool_choice(data) not in ("none", "auto") and data.get("response_format"):
+        errors["response_format"] = ["A required tool call decides the reply's format: leave out "
+                                     "response_format, or send tool_choice auto."]
+    return errors
+
+
+def _as_text(messages: list[dict]) -> list[dict]:
+    """The chat as Mnemo's messages: a call becomes the assistant's text, a result a ``tool``
+    message naming its tool, both text the model reads (``api/tools.py``)."""
+    out, names = [], {}
+    for m in messages:
+        content = m.get("content") or ""
+        if m.get("tool_calls"):
+            names.update((c["id"], c["function"]["name"]) for c in m["tool_calls"])
+            content = "\n".join(filter(None, [content, call_text(m["tool_calls"])]))
+        elif m["role"] == "tool":
+            content = result_text(names[m["tool_call_id"]], content)
+        out.append({"role": m["role"], "content": content})
+    return out
 
 
 MAX_TOP_LOGPROBS = 20  # OpenAI's limit

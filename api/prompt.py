@@ -105,6 +105,9 @@ class PromptBuilder:
     def __init__(self, tokenizer, chat_template: str | None = None, cached_bytes: int = CACHED_BYTES):
         self.tokenizer = tokenizer
         self.template = chat_template or getattr(tokenizer, "chat_template", None) or FALLBACK_TEMPLATE
+        # A tool's result (api/tools.py) goes under the template's own tool role where it has
+        # one; a template that knows no such role gets it as a user turn.
+        self.tool_role = "tool" if re.search(r"['\"]tool['\"]", self.template) else "user"
         self._scaffold_ids = lru_cache(maxsize=1024)(self._tokenize_scaffold)
         self._tokens = _Tokens(cached_bytes)
 
@@ -138,6 +141,7 @@ class PromptBuilder:
 
     # -- rendering ----------------------------------------------------------------------
     def _render(self, messages: list[dict], add_generation_prompt: bool = True) -> str:
+        messages = [dict(m, role=self.tool_role) if m["role"] == "tool" else m for m in messages]
         try:
             return self.tokenizer.apply_chat_template(
                 messages, chat_template=self.template, tokenize=False,

@@ -83,7 +83,7 @@ def test_presence_and_frequency_penalties_are_the_native_apis(sdk, model_id, liv
     ({"n": 9}, "n"),  # above this app's MNEMO_MAX_BATCH_SIZE
     ({"presence_penalty": 2.5}, "presence_penalty"),  # OpenAI's range is -2 to 2
     ({"frequency_penalty": -3}, "frequency_penalty"),
-    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}, "tools"),
+    ({"tools": [{"type": "function", "function": {"name": "f", "parameters": []}}]}, "tools"),
     ({"response_format": {"type": "json_schema", "json_schema": {  # not enforceable here
         "name": "x", "schema": {"type": "array", "uniqueItems": True}}}}, "response_format"),
     ({"logit_bias": {"50256": -100}}, "logit_bias"),  # its message once crashed str.format

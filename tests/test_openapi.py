@@ -36,7 +36,7 @@ def test_limits_and_refusals_come_from_the_configured_schemas(app, client):
     assert native["properties"]["messages"]["maxItems"] == app.config["MNEMO"].max_messages
     assert native["properties"]["max_new_tokens"]["maximum"] == app.config["MNEMO"].max_new_tokens_limit
     assert native["properties"]["top_p"]["exclusiveMinimum"] == 0
-    assert schemas["ChatCompletionRequest"]["properties"]["tools"]["enum"] == [None]
+    assert schemas["ChatCompletionRequest"]["properties"]["functions"]["enum"] == [None]  # refused
     chat = doc["paths"]["/v1/chat/completions"]["post"]
     for status in ("400", "401", "404", "413", "415", "429", "503"):
         assert "OpenAIError" in str(chat["responses"][status])

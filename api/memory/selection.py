@@ -145,8 +145,9 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
     cannot fit.
     """
     n = len(roles)
-    if n != len(costs) or not n or roles[-1] != "user":
-        raise ValueError("roles and costs must match and end with a user message")
+    if n != len(costs) or not n or roles[-1] not in ("user", "tool"):
+        raise ValueError("roles and costs must match and end with a user message (or with a "
+                         "tool's result: the caller pins the exchange it belongs to)")
     if not 0 <= covers < n or (covers and roles[covers] != "user"):
         raise ValueError("covers must leave the latest message and end on a whole exchange")
     last = n - 1
@@ -175,7 +176,7 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
     def grow(limit: float, taken: set[int]) -> tuple[int, float]:
         """The oldest window start whose messages (less ``taken``) cost at most ``limit``."""
         chosen, spent, prev = last, 0.0, last
-        for start in starts[1:]:
+        for start in (s for s in starts if s < last):
             span = sum(cost(i) for i in range(start, prev) if i not in taken)
             if spent + span > limit:
                 break

@@ -19,6 +19,7 @@ from flask import Blueprint, current_app, jsonify
 
 from ..errors import error_body
 from ..exceptions import ContextLengthExceeded
+from ..openai_schema import tool_choice
 from ..service import (
     after_reply,
     engine,
@@ -29,6 +30,7 @@ from ..service import (
     read_json,
     sse,
 )
+from ..tools import could_be_call, parse_calls
 from ..types import TokenLogprob, Usage
 
 bp = Blueprint("openai", __name__, url_prefix="/v1")
@@ -76,13 +78,25 @@ def chat_completions():
         return Usage(gens[0].usage.prompt_tokens,
                      sum(g.usage.completion_tokens for g in gens)).as_dict()
 
+    tools = data.get("tools") if tool_choice(data) != "none" else None
+
+    def calls(text: str, finish_reason: str | None) -> list[dict] | None:
+        """The reply's tool calls, if it is a whole call of the tools offered."""
+        if not tools or finish_reason != "stop":
+            return None
+        return parse_calls(text, tools, data.get("parallel_tool_calls", True))
+
     if not req.stream:
-        for gen in gens:
+        choices = []
+        for i, gen in enumerate(gens):
             gen.join()
-        body = {**head, "object": "chat.completion", "choices": [{
-            "index": i, "message": {"role": "assistant", "content": gen.text},
-            "logprobs": logprobs(gen.logprobs), "finish_reason": gen.finish_reason}
-            for i, gen in enumerate(gens)], "usage": usage(), "mnemo": extension()}
+            called = calls(gen.text, gen.finish_reason)
+            message = {"role": "assistant", "content": None, "tool_calls": called} if called \
+                else {"role": "assistant", "content": gen.text}
+            choices.append({"index": i, "message": message, "logprobs": logprobs(gen.logprobs),
+                            "finish_reason": "tool_calls" if called else gen.finish_reason})
+        body = {**head, "object": "chat.completion", "choices": choices, "usage": usage(),
+                "mnemo": extension()}
         return jsonify(body), 200, headers
 
     include_usage = bool((data.get("stream_options") or {}).get("include_usage"))
@@ -96,15 +110,29 @@ def chat_completions():
         for i in range(len(gens)):
             yield chunk(i, {"role": "assistant", "content": ""})
         left = len(gens)
+        # With tools, a reply that may still be a call is held back until it is known
+        held = {i: ("", []) for i in range(len(gens))} if tools else {}
         for i, piece in merged(gens):
-            if piece.text or piece.logprobs:
-                yield chunk(i, {"content": piece.text}, tokens=piece.logprobs)
-            if piece.finish_reason is not None:
+            text, tokens, finish = piece.text, piece.logprobs, piece.finish_reason
+            if i in held:
+                text, tokens = held[i][0] + text, held[i][1] + tokens
+                if could_be_call(text) and finish is None:
+                    held[i] = (text, tokens)
+                    continue
+                del held[i]
+                called = calls(text, finish)
+                if called:
+                    yield chunk(i, {"tool_calls": [
+                        {"index": k, **call} for k, call in enumerate(called)]}, tokens=tokens)
+                    text, tokens, finish = "", [], "tool_calls"
+            if text or tokens:
+                yield chunk(i, {"content": text}, tokens=tokens)
+            if finish is not None:
                 left -= 1
                 if left:  # the last choice to end carries the memory report
-                    yield chunk(i, {}, piece.finish_reason)
+                    yield chunk(i, {}, finish)
                 else:
-                    yield chunk(i, {}, piece.finish_reason, mnemo=extension())
+                    yield chunk(i, {}, finish, mnemo=extension())
         if include_usage:
             yield sse({**head, "object": "chat.completion.chunk", "choices": [], "usage": usage()})
 

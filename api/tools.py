@@ -1,0 +1,192 @@
+"""Tool calling in OpenAI's shapes, on any model: ``tools``, ``tool_choice``,
+``parallel_tool_calls``, assistant ``tool_calls`` and ``tool`` results.
+
+Mnemo renders tools with one documented prompt for every model (docs/tools.md), never with a
+chat template's own tool markup: a template writes tool definitions and call arguments into its
+scaffolding, where control-token text is read as control tokens, and these come from the
+client. Here they are message text, tokenized as text like everything a client sends.
+
+- the tool list and how to call goes at the end of the system prompt (``tool_prompt``);
+- a past call is the assistant's text ``{"tool_calls": [{"name": ..., "arguments": {...}}]}``
+  (``call_text``); a result is a ``tool`` message ``<tool_response name="...">...``
+  (``result_text``), part of the exchange of the call it answers;
+- a reply is a call when it is exactly such an object naming known tools with arguments that
+  validate (``parse_calls``); with ``tool_choice`` ``required`` or a named function the reply is
+  constrained to that object (``call_schema``, through ``api/structured.py``), so it always is.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+
+import jsonschema
+from marshmallow import ValidationError, fields
+
+from .structured import NAME, check_enforceable, closed_objects
+
+MAX_TOOLS = 64
+MAX_PARALLEL_CALLS = 8
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict  # a JSON Schema for the arguments object, its objects closed
+
+
+class ToolsField(fields.Field):
+    """OpenAI's ``tools``: a list of ``{"type": "function", "function": {...}}``."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("metadata", {"type": "array", "description": (
+            "OpenAI's function tools: {'type': 'function', 'function': {'name', 'description', "
+            "'parameters', 'strict'}}. Rendered with Mnemo's tool prompt (docs/tools.md).")})
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> list[Tool]:
+        if not isinstance(value, list) or not 1 <= len(value) <= MAX_TOOLS:
+            raise ValidationError(f"Must be a list of 1 to {MAX_TOOLS} tools.")
+        tools: list[Tool] = []
+        for i, item in enumerate(value):
+            where = f"tools[{i}]"
+            if not isinstance(item, dict) or item.get("type") != "function" or not isinstance(
+                    item.get("function"), dict) or set(item) - {"type", "function"}:
+                raise ValidationError(f"{where} must be {{'type': 'function', 'function': {{...}}}}.")
+            fn = item["function"]
+            unknown = sorted(set(fn) - {"name", "description", "parameters", "strict"})
+            if unknown:
+                raise ValidationError(f"{where}.function takes no {unknown[0][:40]!r}.")
+            name = fn.get("name")
+            if not isinstance(name, str) or not NAME.match(name):
+                raise ValidationError(f"{where}.function.name: 1 to 64 letters, digits, _ or -.")
+            if name in {t.name for t in tools}:
+                raise ValidationError(f"{where}: two tools are named {name!r}.")
+            description = fn.get("description") or ""
+            if not isinstance(description, str):
+                raise ValidationError(f"{where}.function.description must be a string.")
+            params = fn.get("parameters")
+            if params is None:
+                params = {"type": "object", "properties": {}}
+            if not isinstance(params, dict) or params.get("type", "object") != "object":
+                raise ValidationError(f"{where}.function.parameters must be a JSON Schema of "
+                                      "type object.")
+            if fn.get("strict") not in (None, True, False):
+                raise ValidationError(f"{where}.function.strict must be true, false or null.")
+            # A function takes the parameters it declares: strict or not, its arguments never
+            # carry keys they do not list (a small model would add them until out of tokens).
+            params = closed_objects(params)
+            try:
+                check_enforceable(json.dumps(params, ensure_ascii=False))
+                jsonschema.validators.validator_for(params).check_schema(params)
+            except ValidationError as exc:
+                raise ValidationError(f"{where}.function.parameters: {exc.messages[0]}") from None
+            except jsonschema.SchemaError as exc:
+                raise ValidationError(f"{where}.function.parameters is not a valid JSON Schema: "
+                                      f"{exc.message[:200]}") from None
+            tools.append(Tool(name, description, params))
+        return tools
+
+
+class ToolChoiceField(fields.Field):
+    """``"none"``, ``"auto"``, ``"required"`` or ``{"type": "function", "function": {"name"}}``;
+    loads as that string, or the function's name."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("metadata", {"description": "none, auto (default with tools), required, "
+                                                      "or {'type': 'function', 'function': "
+                                                      "{'name': ...}}."})
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> str:
+        if value in ("none", "auto", "required"):
+            return value
+        if (isinstance(value, dict) and value.get("type") == "function"
+                and isinstance(value.get("function"), dict)
+                and isinstance(value["function"].get("name"), str) and set(value) <= {
+                    "type", "function"} and set(value["function"]) == {"name"}):
+            return "function:" + value["function"]["name"]
+        raise ValidationError("Must be 'none', 'auto', 'required' or {'type': 'function', "
+                              "'function': {'name': ...}}.")
+
+
+def tool_prompt(tools: list[Tool], choice: str) -> str:
+    """The system prompt's tool section."""
+    lines = ["You can call tools. To call tools, reply with only this JSON object and nothing "
+             'else: {"tool_calls": [{"name": "<tool name>", "arguments": {<arguments>}}]}. '
+             "Tool results come back in <tool_response> messages; then answer the user.",
+             "", "Tools:"]
+    for t in tools:
+        lines.append(f"- {t.name}: {t.description or '(no description)'}")
+        lines.append(f"  arguments (JSON Schema): {json.dumps(t.parameters, ensure_ascii=False)}")
+    if choice == "required":
+        lines += ["", "Call at least one tool now."]
+    elif choice.startswith("function:"):
+        lines += ["", f"Call the tool {choice.split(':', 1)[1]} now."]
+    else:
+        lines += ["", "If no tool is needed, answer in plain text."]
+    return "\n".join(lines)
+
+
+def call_schema(tools: list[Tool], choice: str, parallel: bool) -> str:
+    """The JSON Schema a reply is constrained to when a call is required."""
+    named = choice.split(":", 1)[1] if choice.startswith("function:") else None
+    options = [{"type": "object", "properties": {"name": {"const": t.name}, "arguments":
+                                                 t.parameters},
+                "required": ["name", "arguments"], "additionalProperties": False}
+               for t in tools if named in (None, t.name)]
+    calls = {"type": "array", "items": options[0] if len(options) == 1 else {"anyOf": options},
+             "minItems": 1, "maxItems": MAX_PARALLEL_CALLS if parallel and not named else 1}
+    return json.dumps({"type": "object", "properties": {"tool_calls": calls},
+                       "required": ["tool_calls"], "additionalProperties": False},
+                      ensure_ascii=False, separators=(",", ":"))
+
+
+def call_text(calls: list[dict]) -> str:
+    """A past assistant call (OpenAI's ``tool_calls``) as the text the model would have written."""
+    return json.dumps({"tool_calls": [
+        {"name": c["function"]["name"], "arguments": _arguments(c["function"]["arguments"])}
+        for c in calls]}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _arguments(raw: str) -> object:
+    try:
+        return json.loads(raw)
+    except (TypeError, ValueError):
+        return raw  # sent as it was: what the model wrote, even if it was not JSON
+
+
+def result_text(name: str, content: str) -> str:
+    return f'<tool_response name="{name}">\n{content}\n</tool_response>'
+
+
+def parse_calls(text: str, tools: list[Tool], parallel: bool) -> list[dict] | None:
+    """OpenAI ``tool_calls`` if ``text`` is a call of known tools with valid arguments."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    by_name = {t.name: t for t in tools}
+    if not isinstance(data, dict) or set(data) != {"tool_calls"} or not isinstance(
+            data["tool_calls"], list) or not data["tool_calls"]:
+        return None
+    calls = []
+    for call in data["tool_calls"][:None if parallel else 1]:
+        if not isinstance(call, dict) or set(call) != {"name", "arguments"} \
+                or call["name"] not in by_name:
+            return None
+        try:
+            jsonschema.validate(call["arguments"], by_name[call["name"]].parameters)
+        except jsonschema.ValidationError:
+            return None
+        calls.append({"id": f"call_{uuid.uuid4().hex[:24]}", "type": "function", "function": {
+            "name": call["name"], "arguments": json.dumps(call["arguments"], ensure_ascii=False)}})
+    return calls
+
+
+def could_be_call(text: str) -> bool:
+    """Whether a reply that starts with ``text`` may still turn out to be a call (streaming
+    holds it back until it is known)."""
+    return text.lstrip()[:1] in ("", "{")
