@@ -20,9 +20,8 @@ import re
 import llguidance
 from marshmallow import ValidationError, fields
 
-# How the engine compiles a schema: compact JSON (no free whitespace, which a small model can
-# fill forever), the same options here, where it is checked, and in the engine.
-JSON_OPTIONS = {"whitespace_flexible": False}
+from .engine.grammar import JSON_OPTIONS
+
 MAX_SCHEMA_CHARS = 100_000
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 ANY_OBJECT = '{"type":"object"}'

@@ -12,8 +12,11 @@ from __future__ import annotations
 import llguidance
 import torch
 
-from ..structured import JSON_OPTIONS
 from .decoding import byte_tokenizer
+
+# How a schema is compiled: compact JSON (no free whitespace, which a small model can fill
+# forever); ``api/structured.py`` checks a request's schema with the same options.
+JSON_OPTIONS = {"whitespace_flexible": False}
 
 _SHIFTS = torch.arange(32, dtype=torch.int32)
 
