@@ -120,3 +120,12 @@ def test_readyz_is_503_json_when_the_model_cannot_load(tmp_path):
     assert "failed to load" in resp.get_json()["error"]["message"]
     chat = c.post("/api/chat", json=HELLO)
     assert chat.status_code == 503 and chat.get_json()["error"]["code"] == "not_ready"
+
+
+def test_the_page_has_an_icon_where_browsers_look(client):
+    page = client.get("/").get_data(as_text=True)
+    assert '<link rel="icon" href="/static/favicon.svg"' in page
+    for path in ("/favicon.ico", "/static/favicon.svg"):
+        icon = client.get(path)
+        assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+        assert icon.get_data(as_text=True).startswith("<svg")

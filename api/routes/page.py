@@ -16,6 +16,12 @@ def index():
     return send_from_directory(STATIC, "index.html")
 
 
+@bp.get("/favicon.ico")
+def favicon():
+    """What a browser asks for by habit (the page names the SVG itself)."""
+    return send_from_directory(STATIC, "favicon.svg", mimetype="image/svg+xml")
+
+
 @bp.get("/static/<path:name>")
 def asset(name: str):
     return send_from_directory(STATIC, name)
