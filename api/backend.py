@@ -13,7 +13,8 @@ from __future__ import annotations
 import threading
 
 from .engine.decoding import byte_tokenizer
-from .exceptions import NotReady, UnknownAdapter
+from .engine.grammar import schema_problem
+from .exceptions import NotReady, UnknownAdapter, ValidationFailed
 from .prompt import PromptBuilder
 from .types import SamplingParams
 
@@ -54,7 +55,15 @@ class Backend:
         raise NotImplementedError
 
     def check_params(self, params: SamplingParams, adapter: str | None) -> None:
-        """Raise ``UnsupportedByEngine`` for an option this backend cannot honour."""
+        """Raise ``UnsupportedByEngine`` for an option this backend cannot honour, and
+        ``ValidationFailed`` for a JSON schema this model's tokens cannot follow."""
+        if params.json_schema:
+            with self._prompt_lock:
+                tokenizer = self.prompts.tokenizer
+                problem = schema_problem(params.json_schema, tokenizer, {tokenizer.eos_token_id})
+            if problem:
+                raise ValidationFailed(f"response_format: this JSON schema cannot be followed: "
+                                       f"{problem}.", param="response_format")
 
     def busy(self) -> bool:
         """Whether this process is generating replies now (a request's CPU work then gives way:

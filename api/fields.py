@@ -141,6 +141,12 @@ def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) ->
     if merged.get("logprobs") is not None and beams > 1:
         errors["logprobs"] = ["Log-probabilities are reported for greedy or sampled replies, not "
                               "for beam search: leave out num_beams or logprobs."]
+    if merged.get("response_format") and merged.get("stop"):
+        if "stop" in given:
+            errors["stop"] = ["A stop string would cut a reply constrained to JSON short of "
+                              "valid: leave out stop or response_format."]
+        else:  # the preset's stop strings give way to the schema, which ends the reply itself
+            merged.pop("stop")
     if merged.get("response_format") and beams > 1:
         errors["response_format"] = ["A reply constrained to JSON is decoded greedily or sampled, "
                                      "not by beam search: leave out num_beams or response_format."]

@@ -56,8 +56,11 @@ def closed_objects(schema: object) -> object:
 
 def check_enforceable(schema_json: str) -> None:
     """Raise ValidationError naming what the grammar engine could not enforce in the schema."""
-    grammar = llguidance.LLMatcher.grammar_from_json_schema(schema_json, defaults=JSON_OPTIONS)
-    _is_error, problems = llguidance.LLMatcher.validate_grammar_with_warnings(grammar)
+    try:
+        grammar = llguidance.LLMatcher.grammar_from_json_schema(schema_json, defaults=JSON_OPTIONS)
+        _is_error, problems = llguidance.LLMatcher.validate_grammar_with_warnings(grammar)
+    except (ValueError, RuntimeError, RecursionError) as exc:  # e.g. nested past its limit
+        problems = [str(exc) or type(exc).__name__]
     if problems:  # an error, or a warning: a keyword it would ignore
         first = problems[0].strip().splitlines()
         raise ValidationError("This JSON schema cannot be enforced: "
@@ -82,7 +85,7 @@ class ResponseFormatField(fields.Field):
             raise ValidationError("Must be an object such as {'type': 'json_object'}.")
         kind = value.get("type")
         allowed = {"text": {"type"}, "json_object": {"type"}, "json_schema": {"type", "json_schema"}}
-        if kind not in allowed:
+        if not isinstance(kind, str) or kind not in allowed:
             raise ValidationError("type must be 'text', 'json_object' or 'json_schema'.")
         extra = sorted(k for k, v in value.items() if k not in allowed[kind] and v is not None)
         if extra:  # e.g. a json_schema sent with type text: it would do nothing
@@ -113,7 +116,10 @@ def _schema_of(spec: object) -> str:
         raise ValidationError("json_schema.schema must be a JSON Schema object.")
     if strict:
         schema = closed_objects(schema)
-    text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text = json.dumps(schema, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise ValidationError("json_schema.schema holds NaN or an infinite number.") from None
     if len(text) > MAX_SCHEMA_CHARS:
         raise ValidationError(f"json_schema.schema is over {MAX_SCHEMA_CHARS} characters.")
     check_enforceable(text)

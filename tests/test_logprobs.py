@@ -133,3 +133,18 @@ def test_a_remote_engine_refuses_logprobs_rather_than_drop_them():
     with pytest.raises(UnsupportedByEngine, match="logprobs"):
         engine.check_params(SamplingParams(logprobs=0), None)
     engine.check_params(SamplingParams(), None)
+
+
+def test_a_stop_strings_tokens_are_not_listed(live, model_id):
+    """The entries spell the reply returned, not the stop string it was cut at: a stop of three
+    whole tokens is held back token by token, then dropped with its entries."""
+    body = {"model": model_id, "messages": [user("Count: 1, 2, 3, 4, 5")], "max_tokens": 24,
+            "temperature": 0, "logprobs": True}
+    full = json.load(post_json(live.url + "/v1/chat/completions", body))["choices"][0]
+    tokens = [e["token"] for e in full["logprobs"]["content"]]
+    k = next(k for k in range(len(tokens) // 2, len(tokens) - 3)
+             if "".join(tokens).index("".join(tokens[k:k + 3])) == len("".join(tokens[:k])))
+    cut = json.load(post_json(live.url + "/v1/chat/completions",
+                              {**body, "stop": ["".join(tokens[k:k + 3])]}))["choices"][0]
+    assert cut["finish_reason"] == "stop" and cut["message"]["content"] == "".join(tokens[:k])
+    assert [e["token"] for e in cut["logprobs"]["content"]] == tokens[:k]

@@ -9,6 +9,7 @@ having used its whole budget."""
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
@@ -19,12 +20,16 @@ import pydantic
 import pytest
 from marshmallow import ValidationError
 
+from api.engine.grammar import schema_problem
 from api.structured import ResponseFormatField, closed_objects
 from api.types import SamplingParams
 from tests.helpers import assistant, parse_sse, post_json, user
 from tests.structured_cases import CASES, obj
 
 MAX = 64  # the tiny app's max_new_tokens_limit
+DEEP = {"type": "string"}
+for _ in range(300):
+    DEEP = {"type": "object", "properties": {"a": DEEP}}
 
 
 def fmt(schema: dict, strict: bool | None = True, name: str = "reply") -> dict:
@@ -100,6 +105,10 @@ def test_strict_closes_objects_that_leave_extra_keys_unsaid_and_nothing_else():
     (fmt({"type": "string", "pattern": "(?=a)b"}), "look-around"),
     (fmt(obj({"a": {"$ref": "#/$defs/missing"}})), "missing"),
     (fmt({"type": "nonsense"}), "nonsense"),
+    # found by a hostile review: each was a 500 (an unhashable type, NaN, nesting past the limit)
+    ({"type": ["json_object"]}, "type must be"),
+    (fmt({"type": "number", "maximum": float("nan")}), "NaN"),
+    (fmt(DEEP), "cannot be enforced"),
 ])
 def test_bad_formats_are_refused_naming_the_problem(value, names):
     with pytest.raises(ValidationError, match=names):
@@ -169,6 +178,39 @@ def test_what_a_constrained_reply_cannot_combine_with_is_refused(live, body, par
         chat(live.url, payload)
     error = json.load(info.value)["error"]
     assert info.value.code == 400 and param in error["fields"], error
+
+
+@pytest.mark.parametrize("schema, names", [
+    # text the tokenizer reads as a control token: the model cannot write it as text
+    ({"type": "string", "const": "<|im_end|>"}, "control token"),
+    (obj({"a": {"enum": ["ok", "x<|im_start|>y"]}}), "control token"),
+    # unsatisfiable at the first token: found before it runs
+    ({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "cannot be followed"),
+    ({"type": "number", "multipleOf": 0.1, "minimum": 0.25, "maximum": 0.35}, "cannot be followed"),
+])
+def test_schemas_this_tokenizer_cannot_follow_are_refused_before_they_run(live, schema, names):
+    with pytest.raises(urllib.error.HTTPError) as info:
+        chat(live.url, {"messages": [user("hi")], "response_format": fmt(schema, strict=False)})
+    error = json.load(info.value)["error"]
+    assert info.value.code == 400 and names in error["message"] and "<state>" not in error["message"]
+
+
+def test_a_schema_past_the_parsers_limits_is_found_before_it_runs(tokenizer):
+    """500 optional properties: the row failed at its first token (a 503 the SDK retried)."""
+    wide = {"type": "object", "properties": {f"k{i}": {"type": "integer"} for i in range(500)}}
+    assert "limits" in schema_problem(json.dumps(wide), tokenizer, {2})
+    assert schema_problem(json.dumps(CASES[0][1]), tokenizer, {2}) is None
+
+
+def test_stop_strings_and_a_schema_do_not_mix(live):
+    """A stop string would cut the JSON short of valid (a hostile review got '{"name":"A"')."""
+    for path, body in (("/api/chat", {"messages": [user("hi")], "stop": [","]}),
+                       ("/v1/completions", {"model": json.load(urllib.request.urlopen(
+                           live.url + "/v1/models"))["data"][0]["id"], "prompt": "hi",
+                           "stop": [","]})):
+        with pytest.raises(urllib.error.HTTPError) as info:
+            post_json(live.url + path, {**body, "response_format": {"type": "json_object"}})
+        assert info.value.code == 400 and "stop" in json.load(info.value)["error"]["message"]
 
 
 # -- the official SDK's typed API -------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..exceptions import GenerationFailed
+from ..exceptions import GenerationFailed, ValidationFailed
 from ..types import Chunk, Usage
 from .decoding import whole_text
 from .grammar import GrammarViolation
@@ -39,12 +39,17 @@ class Output:
             self.finish(seq, "stop")
             return True
         seq.history.append(token)
-        if seq.sampler.last is not None:  # asked for: it travels with the text it belongs to
-            seq.logprobs.append(seq.sampler.last)
-        text, hit_stop = seq.stopper.push(seq.decoder.push(token))
-        if text:
-            handle.put(Chunk(text=text, logprobs=self._logprobs(seq)))
-        if hit_stop:
+        decoded = seq.decoder.push(token)
+        if seq.sampler.last is not None:  # asked for: it travels with the first text it spells
+            seq.logprobs.append((seq.sampler.last, seq.decoded))
+        seq.decoded += len(decoded)
+        text, hit_stop = seq.stopper.push(decoded)
+        seq.sent += len(text)
+        sent = self._logprobs(seq, upto=seq.sent) if seq.logprobs else []
+        if text or sent:
+            handle.put(Chunk(text=text, logprobs=sent))
+        if hit_stop:  # what is still pending spelled the stop string, not the reply
+            seq.logprobs = []
             self.finish(seq, "stop", flush=False)
             return True
         if (seq.usage.completion_tokens >= seq.params.max_new_tokens
@@ -76,9 +81,11 @@ class Output:
         self._release(seq.handle)
 
     @staticmethod
-    def _logprobs(seq: Sequence) -> list:
-        sent, seq.logprobs = seq.logprobs, []
-        return sent
+    def _logprobs(seq: Sequence, upto: float = float("inf")) -> list:
+        """The pending TokenLogprobs whose text starts before character ``upto`` of the reply."""
+        out = [entry for entry, start in seq.logprobs if start < upto]
+        seq.logprobs = [(entry, start) for entry, start in seq.logprobs if start >= upto]
+        return out
 
     def cancelled(self, handle: Handle) -> None:
         handle.put(Chunk(finish_reason="cancelled"))
@@ -94,7 +101,8 @@ class Output:
         if isinstance(exc, GenerationFailed):
             error = exc
         elif isinstance(exc, GrammarViolation):  # the schema, not the server: no retry
-            error = GenerationFailed(f"{exc} Simplify the schema.")
+            error = ValidationFailed(f"response_format: {exc}; simplify the schema.",
+                                     param="response_format")
         else:
             oom = isinstance(exc, torch.OutOfMemoryError)
             error = GenerationFailed(

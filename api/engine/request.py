@@ -114,7 +114,9 @@ class Sequence:
     handed_over: bool = False  # ``kv`` is this request's to write into
     logits: object = None  # its last prompt position's logits, once all is fed, until it joins
     solo: bool = False  # prefill alone (its group's forward failed once)
-    logprobs: list = field(default_factory=list)  # TokenLogprobs not yet sent with a Chunk
+    logprobs: list = field(default_factory=list)  # (TokenLogprob, where its text starts) unsent
+    decoded: int = 0  # characters of reply text decoded so far
+    sent: int = 0  # ...and sent (stop strings hold some back)
 
     @classmethod
     def of(cls, handle: Handle, order: int, tokenizer, device, eos_ids,

@@ -232,6 +232,7 @@ class RemoteEngine(Backend):
         return tuple(self.served.adapters) if self.served else ()
 
     def check_params(self, params: SamplingParams, adapter: str | None) -> None:
+        super().check_params(params, adapter)
         for name, used in (("num_beams", params.num_beams > 1),
                            ("no_repeat_ngram_size", params.no_repeat_ngram_size > 0),
                            ("logprobs", params.logprobs is not None)):

@@ -84,6 +84,9 @@ def completion_schema(limit: int) -> Schema:
 
 
 def _params(data: dict) -> SamplingParams:
+    if data.get("stop") and data.get("response_format"):
+        raise ValidationFailed("stop: a stop string would cut a completion constrained to JSON "
+                               "short of valid; leave out stop or response_format.", param="stop")
     temperature = data.get("temperature", 1.0)
     sampling = temperature > 0
     if not sampling:  # greedy: what would only change a sampled reply is a contradiction
