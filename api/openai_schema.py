@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from .chat_request import resolve
 from .config import Settings
 from .exceptions import ValidationFailed
 from .fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
+from .memory.summary import Summary
 from .schemas import check_covers, summary_schema
 from .structured import ResponseFormatField
 from .tools import ToolChoiceField, ToolsField, call_schema, call_text, result_text, tool_prompt
@@ -140,8 +142,6 @@ class OpenAISchemas:
 
     def load_chat(self, body: object):
         """Validate a chat-completions request into a ChatRequest (``model`` kept as named)."""
-        from .chat_request import resolve
-        from .memory.summary import Summary
 
         data = self._validate(body)
         ext = data.get("mnemo") or {}

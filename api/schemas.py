@@ -12,6 +12,7 @@ import functools
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from .chat_defaults import DEFAULT_MAX_TURNS
+from .chat_request import resolve
 from .config import Settings
 from .exceptions import ValidationFailed
 from .fields import (
@@ -24,6 +25,7 @@ from .fields import (
     not_blank,
     sentence,
 )
+from .memory.summary import Summary
 
 
 def summary_schema(settings: Settings) -> type[Schema]:
@@ -156,7 +158,6 @@ class Schemas:
 
     def load_summarize(self, body: object) -> dict:
         """Validate a summarize request: the range to fold is whole exchanges past the summary."""
-        from .memory.summary import Summary
 
         data = load(self.summarize, body, self.settings.max_messages)
         messages, summary = data["messages"], data.get("summary")
@@ -180,8 +181,6 @@ class Schemas:
     def load_chat(self, body: object):
         """Validate a native chat request into a ChatRequest; raise ValidationFailed naming
         each bad field, or PresetLocked."""
-        from .chat_request import resolve
-        from .memory.summary import Summary
 
         data = load(self.chat, body, self.settings.max_messages)
         preset = self.presets[data.get("template") or "default"]
