@@ -123,16 +123,36 @@ def test_no_logprobs_unless_asked(live):
     assert r.choices[0].logprobs is None
 
 
-def test_a_remote_engine_refuses_logprobs_rather_than_drop_them():
+def test_a_remote_engine_passes_logprobs_to_vllm_and_llama_cpp_refuses_them():
     from api.exceptions import UnsupportedByEngine
     from api.remote import RemoteEngine
-    from api.remote.wire import OpenAIWire
+    from api.remote.wire import LlamaCppWire, OpenAIWire, Served
 
+    body = OpenAIWire().body([1], SamplingParams(logprobs=3), Served("m", 64, {}), None)
+    assert body["logprobs"] == 3 and body["return_tokens_as_token_ids"] is True
     engine = RemoteEngine.__new__(RemoteEngine)  # check_params reads only the wire
-    engine.wire, engine.url = OpenAIWire(), "http://127.0.0.1:9"
+    engine.wire, engine.url, engine.prompts = OpenAIWire(), "http://127.0.0.1:9", None
+    engine.check_params(SamplingParams(logprobs=0), None)
+    engine.wire = LlamaCppWire()
     with pytest.raises(UnsupportedByEngine, match="logprobs"):
         engine.check_params(SamplingParams(logprobs=0), None)
-    engine.check_params(SamplingParams(), None)
+
+
+def test_completions_give_openais_legacy_logprobs(live, model_id, app):
+    body = {"model": model_id, "prompt": "Once upon a time", "max_tokens": 8,
+            "temperature": 0, "logprobs": 2}
+    choice = json.load(post_json(live.url + "/v1/completions", body))["choices"][0]
+    lp = choice["logprobs"]
+    n = len(lp["tokens"])
+    assert n and len(lp["token_logprobs"]) == len(lp["top_logprobs"]) == len(lp["text_offset"]) == n
+    assert lp["text_offset"][0] == 0 and lp["text_offset"] == sorted(lp["text_offset"])
+    for token, value, top in zip(lp["tokens"], lp["token_logprobs"], lp["top_logprobs"],
+                                 strict=True):
+        assert len(top) == 2 and max(top, key=top.get) == token and top[token] == value
+    as_ids = json.load(post_json(live.url + "/v1/completions",
+                                 {**body, "return_tokens_as_token_ids": True}))["choices"][0]
+    ids = [int(t.removeprefix("token_id:")) for t in as_ids["logprobs"]["tokens"]]
+    assert app.extensions["engine"].detokenize(ids).startswith(choice["text"])
 
 
 def test_a_stop_strings_tokens_are_not_listed(live, model_id):

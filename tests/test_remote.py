@@ -29,6 +29,9 @@ from api.config import ConfigError
 from api.presets import builtin_dir
 from tests.conftest import LiveServer, free_port, run_gunicorn, tiny_live, wait_http, wait_ready
 from tests.helpers import assistant, parse_sse, post_json, sleep_each_step, user, wrap_forward
+from tests.test_logprobs import (  # noqa: F401  (a remote Mnemo's logprobs, through a front)
+    test_streamed_logprobs_are_the_whole_replys_and_spell_it,
+)
 from tests.test_memory_api import (  # noqa: F401  (run here against a front)
     long_chat,
     test_a_message_pinned_when_summarised_stays_after_it_is_unpinned,

@@ -234,14 +234,17 @@ class RemoteEngine(Backend):
     def check_params(self, params: SamplingParams, adapter: str | None) -> None:
         super().check_params(params, adapter)
         for name, used in (("num_beams", params.num_beams > 1),
-                           ("no_repeat_ngram_size", params.no_repeat_ngram_size > 0),
-                           ("logprobs", params.logprobs is not None)):
+                           ("no_repeat_ngram_size", params.no_repeat_ngram_size > 0)):
             if used:
                 raise UnsupportedByEngine(
-                    f"{name} is not offered by {self.kind}: it has no beam search, n-gram "
-                    "blocking or log-probabilities behind Mnemo's seam. Leave it out, or use "
-                    "the embedded engine.", param=name)
+                    f"{name} is not offered by {self.kind}: it has no beam search or n-gram "
+                    "blocking behind Mnemo's seam. Leave it out, or use the embedded engine.",
+                    param=name)
         if self.wire is not None and self.wire.name == "llama.cpp":
+            if params.logprobs is not None:  # its n_probs are probabilities before sampling
+                raise UnsupportedByEngine(
+                    "logprobs is not offered by llama.cpp behind Mnemo's seam. Leave it out, "
+                    "or use the embedded engine or vLLM.", param="logprobs")
             for name in ("presence_penalty", "frequency_penalty"):
                 if getattr(params, name):  # llama.cpp counts the prompt's tokens too
                     raise UnsupportedByEngine(
@@ -367,12 +370,12 @@ class RemoteEngine(Backend):
                 if piece.error is not None:
                     raise EngineUnavailable(f"{self.kind} failed mid-reply: {piece.error}",
                                             headers={"Retry-After": "1"})
-                if piece.text:
+                if piece.text or piece.logprobs:
                     if handle.first_token_at is None:
                         handle.first_token_at = time.monotonic()
                         self._observe("first_token", handle.first_token_at - handle.submitted_at)
                     produced += 1
-                    handle.put(Chunk(piece.text))
+                    handle.put(Chunk(piece.text, logprobs=piece.logprobs))
                 reported = piece.completion_tokens if piece.completion_tokens is not None \
                     else reported
                 finish = piece.finish_reason or finish

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from ..types import SamplingParams
+from ..types import SamplingParams, TokenLogprob
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,27 @@ class Piece:
     finish_reason: str | None = None
     completion_tokens: int | None = None
     error: str | None = None
+    logprobs: list[TokenLogprob] = field(default_factory=list)
+
+
+def _token_id(name: str) -> int:
+    if not name.startswith("token_id:"):
+        raise ValueError(f"a token not named by its id: {name[:40]!r}")
+    return int(name[9:])
+
+
+def _token_logprobs(legacy: object) -> list[TokenLogprob]:
+    """OpenAI's completions ``logprobs`` with ``return_tokens_as_token_ids`` (vLLM) as
+    TokenLogprobs; nothing when the engine sent none."""
+    if not legacy:
+        return []
+    tops = legacy.get("top_logprobs") or [None] * len(legacy["tokens"])
+    out = []
+    for name, lp, top in zip(legacy["tokens"], legacy["token_logprobs"], tops, strict=True):
+        ranked = sorted(((_token_id(k), float(v)) for k, v in (top or {}).items()),
+                        key=lambda kv: -kv[1])
+        out.append(TokenLogprob(_token_id(name), float(lp), tuple(ranked)))
+    return out
 
 
 def _data_lines(lines: Iterable[str]) -> Iterator[dict | str]:
@@ -107,6 +128,8 @@ class OpenAIWire(_Wire):
         for name in ("presence_penalty", "frequency_penalty"):  # over the reply, as here
             if getattr(params, name):
                 body[name] = getattr(params, name)
+        if params.logprobs is not None:  # each token named by its id, as this front needs
+            body.update(logprobs=params.logprobs, return_tokens_as_token_ids=True)
         if params.json_schema:  # vLLM and SGLang constrain a completion as a chat reply
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "reply", "schema": json.loads(params.json_schema), "strict": True}}
@@ -120,6 +143,7 @@ class OpenAIWire(_Wire):
                 raise ValueError(f"a choice is not a completion choice: {str(choice)[:80]!r}")
             piece.text += text
             piece.finish_reason = choice.get("finish_reason") or piece.finish_reason
+            piece.logprobs += _token_logprobs(choice.get("logprobs"))
         if event.get("usage"):
             piece.completion_tokens = event["usage"].get("completion_tokens")
         return piece

@@ -21,10 +21,10 @@ from marshmallow import Schema, ValidationError, fields, validate
 from ..errors import error_body
 from ..exceptions import ContextLengthExceeded, UnknownAdapter, ValidationFailed
 from ..fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load
-from ..openai_schema import rejected
+from ..openai_schema import MAX_TOP_LOGPROBS, rejected
 from ..service import Generation, engine, event_stream, read_json, sse
 from ..structured import ResponseFormatField
-from ..types import SamplingParams
+from ..types import SamplingParams, TokenLogprob
 
 bp = Blueprint("completions", __name__)
 
@@ -72,7 +72,10 @@ def completion_schema(limit: int) -> Schema:
         "n": StrictInteger(allow_none=True, validate=only(1, "n")),
         "best_of": StrictInteger(allow_none=True, validate=only(1, "best_of")),
         "echo": StrictBoolean(allow_none=True, validate=only(False, "echo")),
-        "logprobs": rejected("logprobs", "logprobs are not returned."),
+        # OpenAI's legacy form: each token's log-probability and its k best alternatives
+        "logprobs": StrictInteger(allow_none=True, validate=validate.Range(0, MAX_TOP_LOGPROBS)),
+        # vLLM's: tokens named "token_id:<id>" (what a Mnemo front asks of a remote)
+        "return_tokens_as_token_ids": StrictBoolean(allow_none=True),
         "suffix": rejected("suffix", "insertion is not implemented."),
         "presence_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
         "frequency_penalty": StrictFloat(allow_none=True, validate=validate.Range(-2, 2)),
@@ -105,7 +108,7 @@ def _params(data: dict) -> SamplingParams:
         repetition_penalty=data.get("repetition_penalty", 1.0), stop=data.get("stop") or (),
         presence_penalty=data.get("presence_penalty", 0.0),
         frequency_penalty=data.get("frequency_penalty", 0.0),
-        json_schema=data.get("response_format"))
+        json_schema=data.get("response_format"), logprobs=data.get("logprobs"))
 
 
 def _adapter(model: str) -> str | None:
@@ -154,20 +157,29 @@ def completions():
     head = {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion",
             "created": int(time.time()), "model": data["model"]}
 
+    as_ids = data.get("return_tokens_as_token_ids", False)
+
+    def logprobs(tokens: list, offset: int) -> dict | None:
+        return None if params.logprobs is None else _legacy_logprobs(tokens, offset, as_ids)
+
     if not data.get("stream"):
         gen.join()
-        return jsonify({**head, "choices": [{"index": 0, "text": gen.text, "logprobs": None,
+        return jsonify({**head, "choices": [{"index": 0, "text": gen.text,
+                                              "logprobs": logprobs(gen.logprobs, 0),
                                               "finish_reason": gen.finish_reason}],
                         "usage": gen.usage.as_dict()})
 
-    def chunk(text: str, finish_reason: str | None = None) -> str:
-        return sse({**head, "choices": [{"index": 0, "text": text, "logprobs": None,
+    def chunk(text: str, finish_reason: str | None = None, tokens=(), offset=0) -> str:
+        return sse({**head, "choices": [{"index": 0, "text": text,
+                                          "logprobs": logprobs(tokens, offset) if tokens else None,
                                           "finish_reason": finish_reason}]})
 
     def events():
+        offset = 0
         for piece in gen.chunks():
-            if piece.text:
-                yield chunk(piece.text)
+            if piece.text or piece.logprobs:
+                yield chunk(piece.text, tokens=piece.logprobs, offset=offset)
+                offset += len(piece.text)
         yield chunk("", gen.finish_reason)
         if opts.get("include_usage"):
             yield sse({**head, "choices": [], "usage": gen.usage.as_dict()})
@@ -211,3 +223,22 @@ def detokenize():
         raise ValidationFailed(f"tokens: ids must be below the vocabulary's size, "
                                f"{eng.vocab_size}.", param="tokens")
     return jsonify({"prompt": eng.detokenize(body["tokens"])})
+
+
+def _legacy_logprobs(tokens: list[TokenLogprob], offset: int, as_ids: bool) -> dict:
+    """OpenAI's completions ``logprobs``: tokens, their log-probabilities, each one's best
+    alternatives by token, and where each token's text starts in the completion."""
+    ids = sorted({t.token for t in tokens} | {i for t in tokens for i, _ in t.top})
+    raw = dict(zip(ids, engine().token_bytes(ids), strict=True))
+
+    def name(i: int) -> str:
+        return f"token_id:{i}" if as_ids else raw[i].decode("utf-8", "backslashreplace")
+
+    starts, at = [], offset
+    for t in tokens:
+        starts.append(at)
+        at += len(raw[t.token].decode("utf-8", "ignore"))
+    return {"tokens": [name(t.token) for t in tokens],
+            "token_logprobs": [t.logprob for t in tokens],
+            "top_logprobs": [{name(i): lp for i, lp in t.top} for t in tokens],
+            "text_offset": starts}
