@@ -143,8 +143,9 @@ def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) ->
                               "for beam search: leave out num_beams or logprobs."]
     if merged.get("response_format") and merged.get("stop"):
         if "stop" in given:
-            errors["stop"] = ["A stop string would cut a reply constrained to JSON short of "
-                              "valid: leave out stop or response_format."]
+            errors["stop"] = ["A stop string would cut a reply constrained to JSON (a "
+                              "response_format, or a required tool call) short of valid: "
+                              "leave out stop."]
         else:  # the preset's stop strings give way to the schema, which ends the reply itself
             merged.pop("stop")
     if merged.get("response_format") and beams > 1:

@@ -6,7 +6,7 @@ Parameters Mnemo cannot honour are rejected with a 400 naming them, never silent
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, pre_load, validate
 
 from .chat_request import resolve
 from .config import Settings
@@ -14,7 +14,7 @@ from .exceptions import ValidationFailed
 from .fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
 from .memory.summary import Summary
 from .schemas import check_covers, summary_schema
-from .structured import ResponseFormatField
+from .structured import NAME, ResponseFormatField
 from .tools import ToolChoiceField, ToolsField, call_schema, call_text, result_text, tool_prompt
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -64,13 +64,25 @@ _IGNORED = {
 }
 
 
+class _Message(Schema):
+    @pre_load
+    def _blank_content_is_none(self, data, **_kwargs):
+        """A tool's empty result, or an assistant call's empty text, loads as no content (the
+        SDK's streamed message and LangChain's ToolMessage("") send "")."""
+        if isinstance(data, dict) and data.get("content") == "" and (
+                data.get("role") == "tool" or (data.get("role") == "assistant"
+                                               and data.get("tool_calls"))):
+            data = {**data, "content": None}
+        return data
+
+
 class OpenAISchemas:
     def __init__(self, settings: Settings, presets: dict):
         self.settings = settings
         self.presets = presets
         limit = settings.max_message_chars
         # Mnemo's extension object; the official SDKs send it with ``extra_body={"mnemo": ...}``.
-        # Message indices (pinned, summary.covers) count user and assistant messages only.
+        # Message indices (pinned, summary.covers) count user, assistant and tool messages.
         extension = Schema.from_dict({
             "template": fields.String(validate=validate.OneOf(list(presets))),
             "max_turns": StrictInteger(validate=validate.Range(1, settings.max_messages)),
@@ -83,12 +95,16 @@ class OpenAISchemas:
         call = Schema.from_dict({
             "id": fields.String(required=True, validate=validate.Length(1, 200)),
             "type": fields.String(required=True, validate=validate.Equal("function")),
+            "index": StrictInteger(allow_none=True),  # a streamed call's, as the SDK keeps it
             "function": fields.Nested(Schema.from_dict({
-                "name": fields.String(required=True, validate=validate.Length(1, 64)),
+                "name": fields.String(required=True, validate=validate.Regexp(
+                    NAME, error="1 to 64 letters, digits, _ or -.")),
                 "arguments": fields.String(required=True, validate=validate.Length(max=limit)),
+                # what the SDK's parse() adds to a message it returns; ignored
+                "parsed_arguments": fields.Raw(allow_none=True),
             }, name="ToolCallFunction"), required=True),
         }, name="ToolCall")
-        message = Schema.from_dict({
+        message = _Message.from_dict({
             "role": fields.String(required=True, validate=validate.OneOf(ROLES)),
             # null only on an assistant message that calls tools
             "content": ContentField(allow_none=True,
@@ -97,6 +113,10 @@ class OpenAISchemas:
             "tool_calls": fields.List(fields.Nested(call), validate=validate.Length(1, 64)),
             "tool_call_id": fields.String(validate=validate.Length(1, 200)),
             "refusal": fields.String(allow_none=True),
+            "parsed": fields.Raw(allow_none=True),  # the SDK's parse(); ignored
+            # what an SDK's message object dumps: accepted when null
+            **{k: rejected(k, "not on this server.") for k in ("function_call", "audio",
+                                                                  "annotations")},
         }, name="ChatCompletionMessage")
         self.chat = Schema.from_dict({
             "model": fields.String(required=True),
@@ -137,7 +157,8 @@ class OpenAISchemas:
             "truncation": fields.String(validate=validate.OneOf(["auto", "disabled"])),
             "mnemo": fields.Nested(extension, allow_none=True, metadata={
                 "description": "Mnemo's memory extension (pins, summary, compaction, recall, "
-                               "preset); message indices count user and assistant messages."}),
+                               "preset); message indices count user, assistant and tool "
+                               "messages (not system ones)."}),
         }, name="ChatCompletionRequest")()
 
     def load_chat(self, body: object):
@@ -148,9 +169,10 @@ class OpenAISchemas:
         preset = self.presets[ext.get("template") or "default"]
         chat = _as_text([m for m in data["messages"] if m["role"] not in ("system", "developer")])
         for i in ext.get("pinned", []):
-            chat[i]["pinned"] = True
+            for j in _call_and_results(chat, i):  # a pin never parts a call from its results
+                chat[j]["pinned"] = True
         if chat[-1]["role"] == "tool":  # the exchange being answered stays whole, call and results
-            start = max(i for i, m in enumerate(chat) if m["role"] == "user")
+            start = max((i for i, m in enumerate(chat) if m["role"] == "user"), default=0)
             for m in chat[start:]:
                 m["pinned"] = True
         system = "\n\n".join(m["content"] for m in data["messages"]
@@ -232,15 +254,21 @@ def _tool_errors(data: dict, chat: list[dict]) -> dict[str, list[str]]:
         if (m.get("tool_call_id") is None) != (m["role"] != "tool"):
             errors[where + ".tool_call_id"] = ["A tool message, and only one, names the call it "
                                                "answers (tool_call_id)."]
-        if m.get("content") is None and not (m["role"] == "assistant" and m.get("tool_calls")):
+        if m.get("content") is None and m["role"] != "tool" and not (
+                m["role"] == "assistant" and m.get("tool_calls")):
             errors[where + ".content"] = ["Required, unless an assistant message calls tools."]
+        if m["role"] != "tool" and calls:  # as OpenAI: every call is answered before what follows
+            errors[where] = [f"The call(s) {', '.join(sorted(calls))} of the assistant message "
+                             "before have no tool result."]
         if m["role"] == "assistant":
             calls = {c["id"]: c["function"]["name"] for c in m.get("tool_calls") or ()}
-        elif m["role"] == "tool" and m.get("tool_call_id") not in calls:
+            if len(calls) < len(m.get("tool_calls") or ()):
+                errors[where + ".tool_calls"] = ["Two calls share an id."]
+        elif m["role"] == "tool" and calls.pop(m.get("tool_call_id"), None) is None:
             errors[where + ".tool_call_id"] = ["It answers no call of the assistant message "
-                                               "before it."]
-        elif m["role"] == "user":
-            calls = {}
+                                               "before it (or one already answered)."]
+    if calls:
+        errors["messages"] = [f"The call(s) {', '.join(sorted(calls))} have no tool result."]
     names = [t.name for t in data.get("tools") or ()]
     choice = data.get("tool_choice")
     if choice not in (None, "none") and not names:
@@ -264,8 +292,23 @@ def _as_text(messages: list[dict]) -> list[dict]:
             content = "\n".join(filter(None, [content, call_text(m["tool_calls"])]))
         elif m["role"] == "tool":
             content = result_text(names[m["tool_call_id"]], content)
-        out.append({"role": m["role"], "content": content})
+        out.append({"role": m["role"], "content": content, **(
+            {"calls": True} if m.get("tool_calls") else {})})
     return out
+
+
+def _call_and_results(chat: list[dict], i: int) -> list[int]:
+    """Message ``i`` with the call or results it belongs with: an assistant call and every
+    tool message after it (a pin of either keeps them all)."""
+    start = i
+    while chat[start]["role"] == "tool" and start > 0:
+        start -= 1
+    if not chat[start].get("calls"):
+        return [i]
+    end = start + 1
+    while end < len(chat) and chat[end]["role"] == "tool":
+        end += 1
+    return list(range(start, end))
 
 
 MAX_TOP_LOGPROBS = 20  # OpenAI's limit

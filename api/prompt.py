@@ -200,7 +200,7 @@ class PromptBuilder:
                 break
             overflow -= 1
         cut = min(begin + overflow + 1, len(messages) - 1)
-        while messages[cut]["role"] != "user":  # whole exchanges: start on a user message
+        while cut < len(messages) - 1 and messages[cut]["role"] != "user":  # whole exchanges
             cut += 1
         return cut, ids[cut - begin:]
 
@@ -265,7 +265,8 @@ class PromptBuilder:
         if relevance:  # a recalled reply's first tokens, and the mark that it was cut
             mark = self._content_ids([ELLIPSIS], scope)[0]
             short = {i: ids[:RECALLED_REPLY_TOKENS] + mark for i, ids in content.items()
-                     if roles[i] == "assistant" and len(ids) > RECALLED_REPLY_TOKENS + len(mark)}
+                     if roles[i] == "assistant" and not messages[i].get("calls")  # JSON stays whole
+                     and len(ids) > RECALLED_REPLY_TOKENS + len(mark)}
         recalled_costs = [c if c is None or i not in short else c - len(content[i]) + len(short[i])
                           for i, c in enumerate(costs)]
         extra = 0

@@ -56,6 +56,10 @@ def closed_objects(schema: object) -> object:
 
 def check_enforceable(schema_json: str) -> None:
     """Raise ValidationError naming what the grammar engine could not enforce in the schema."""
+    fraction = _fractional_multiple(json.loads(schema_json))
+    if fraction is not None:  # the engine fails on some of these mid-reply (NoExtensionBias)
+        raise ValidationError(f"This JSON schema cannot be enforced: multipleOf {fraction} is "
+                              "not a whole number. Leave it out, or scale the value to one.")
     try:
         grammar = llguidance.LLMatcher.grammar_from_json_schema(schema_json, defaults=JSON_OPTIONS)
         _is_error, problems = llguidance.LLMatcher.validate_grammar_with_warnings(grammar)
@@ -124,3 +128,19 @@ def _schema_of(spec: object) -> str:
         raise ValidationError(f"json_schema.schema is over {MAX_SCHEMA_CHARS} characters.")
     check_enforceable(text)
     return text
+
+
+def _fractional_multiple(schema: object) -> object:
+    """The first ``multipleOf`` that is not a whole number in ``schema``, if any."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            value = node.get("multipleOf")
+            if isinstance(value, int | float) and not isinstance(value, bool) and (
+                    value <= 0 or value != int(value)):
+                return value
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None

@@ -77,6 +77,9 @@ class ToolsField(fields.Field):
                 raise ValidationError(f"{where}.function.strict must be true, false or null.")
             # A function takes the parameters it declares: strict or not, its arguments never
             # carry keys they do not list (a small model would add them until out of tokens).
+            if not {"properties", "additionalProperties", "patternProperties", "anyOf", "oneOf",
+                    "allOf", "$ref"} & set(params):  # {} or {"type": "object"}: none
+                params = {**params, "properties": {}}
             params = closed_objects(params)
             try:
                 check_enforceable(json.dumps(params, ensure_ascii=False))
@@ -131,17 +134,43 @@ def tool_prompt(tools: list[Tool], choice: str) -> str:
 
 
 def call_schema(tools: list[Tool], choice: str, parallel: bool) -> str:
-    """The JSON Schema a reply is constrained to when a call is required."""
+    """The JSON Schema a reply is constrained to when a call is required. Each tool's
+    parameters move under ``$defs`` of the whole, their own ``$defs`` and ``$ref``s renamed to
+    match, so references inside them still resolve."""
     named = choice.split(":", 1)[1] if choice.startswith("function:") else None
-    options = [{"type": "object", "properties": {"name": {"const": t.name}, "arguments":
-                                                 t.parameters},
-                "required": ["name", "arguments"], "additionalProperties": False}
-               for t in tools if named in (None, t.name)]
+    chosen = [t for t in tools if named in (None, t.name)]
+    defs: dict = {}
+    for t in chosen:
+        for key in ("$defs", "definitions"):
+            for name, sub in (t.parameters.get(key) or {}).items():
+                defs[f"{t.name}.{name}"] = _rebased(sub, t.name)
+        defs[f"{t.name}."] = _rebased({k: v for k, v in t.parameters.items()
+                                       if k not in ("$defs", "definitions")}, t.name)
+    options = [{"type": "object", "properties": {
+        "name": {"const": t.name}, "arguments": {"$ref": f"#/$defs/{t.name}."}},
+        "required": ["name", "arguments"], "additionalProperties": False} for t in chosen]
     calls = {"type": "array", "items": options[0] if len(options) == 1 else {"anyOf": options},
              "minItems": 1, "maxItems": MAX_PARALLEL_CALLS if parallel and not named else 1}
-    return json.dumps({"type": "object", "properties": {"tool_calls": calls},
+    return json.dumps({"$defs": defs, "type": "object", "properties": {"tool_calls": calls},
                        "required": ["tool_calls"], "additionalProperties": False},
                       ensure_ascii=False, separators=(",", ":"))
+
+
+def _rebased(schema: object, tool: str) -> object:
+    """``schema`` with its local ``$ref``s pointing where ``call_schema`` moved them."""
+    if isinstance(schema, list):
+        return [_rebased(s, tool) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _rebased(v, tool) for k, v in schema.items()}
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        if ref == "#":
+            out["$ref"] = f"#/$defs/{tool}."
+        for key in ("#/$defs/", "#/definitions/"):
+            if ref.startswith(key):
+                out["$ref"] = f"#/$defs/{tool}.{ref[len(key):]}"
+    return out
 
 
 def call_text(calls: list[dict]) -> str:
@@ -158,21 +187,28 @@ def _arguments(raw: str) -> object:
         return raw  # sent as it was: what the model wrote, even if it was not JSON
 
 
+def _not_json(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
 def result_text(name: str, content: str) -> str:
     return f'<tool_response name="{name}">\n{content}\n</tool_response>'
 
 
-def parse_calls(text: str, tools: list[Tool], parallel: bool) -> list[dict] | None:
-    """OpenAI ``tool_calls`` if ``text`` is a call of known tools with valid arguments."""
+def parse_calls(text: str, tools: list[Tool], parallel: bool,
+                required: bool = False) -> list[dict] | None:
+    """OpenAI ``tool_calls`` if ``text`` is a call of known tools with valid arguments, the
+    same call twice once. ``required``: the grammar shaped the reply, so it is the call (a
+    validator may still disagree with the grammar at an edge: docs/structured-output.md)."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_not_json)
     except ValueError:
         return None
     by_name = {t.name: t for t in tools}
     if not isinstance(data, dict) or set(data) != {"tool_calls"} or not isinstance(
             data["tool_calls"], list) or not data["tool_calls"]:
         return None
-    calls = []
+    calls, seen = [], []
     for call in data["tool_calls"][:None if parallel else 1]:
         if not isinstance(call, dict) or set(call) != {"name", "arguments"} \
                 or call["name"] not in by_name:
@@ -180,7 +216,11 @@ def parse_calls(text: str, tools: list[Tool], parallel: bool) -> list[dict] | No
         try:
             jsonschema.validate(call["arguments"], by_name[call["name"]].parameters)
         except jsonschema.ValidationError:
-            return None
+            if not required:
+                return None
+        if call in seen:  # a small model repeats a call it has made: it is run once
+            continue
+        seen.append(call)
         calls.append({"id": f"call_{uuid.uuid4().hex[:24]}", "type": "function", "function": {
             "name": call["name"], "arguments": json.dumps(call["arguments"], ensure_ascii=False)}})
     return calls

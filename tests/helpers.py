@@ -34,6 +34,8 @@ def parse_sse(text: str) -> list[tuple[str | None, object]]:
                 name = line[7:]
             elif line.startswith("data: "):
                 data.append(line[6:])
+        if not data and name is None:  # a comment (": ..."): SSE readers skip it
+            continue
         raw = "\n".join(data)
         events.append((name, raw if raw == "[DONE]" else json.loads(raw)))
     return events

@@ -186,7 +186,8 @@ def test_what_a_constrained_reply_cannot_combine_with_is_refused(live, body, par
     (obj({"a": {"enum": ["ok", "x<|im_start|>y"]}}), "control token"),
     # unsatisfiable at the first token: found before it runs
     ({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "cannot be followed"),
-    ({"type": "number", "multipleOf": 0.1, "minimum": 0.25, "maximum": 0.35}, "cannot be followed"),
+    # a fractional multipleOf fails inside the engine on some paths only (NoExtensionBias)
+    ({"type": "number", "multipleOf": 0.1, "minimum": 0.25, "maximum": 0.35}, "whole number"),
 ])
 def test_schemas_this_tokenizer_cannot_follow_are_refused_before_they_run(live, schema, names):
     with pytest.raises(urllib.error.HTTPError) as info:

@@ -161,6 +161,18 @@ def test_a_chat_ending_in_a_result_keeps_its_exchange_whole(sdk, model_id):
                    {"role": "tool", "tool_call_id": "b", "content": "1"}]},
      "messages[2].tool_call_id"),
     ({"messages": [{"role": "user", "content": None}]}, "messages[0].content"),
+    # as OpenAI: every call answered once, before anything else follows
+    ({"messages": [user("hi"), call_message("add", {}, "a"), user("and?")]}, "messages[2]"),
+    ({"messages": [user("hi"), call_message("add", {}, "a"),
+                   {"role": "tool", "tool_call_id": "a", "content": "1"},
+                   {"role": "tool", "tool_call_id": "a", "content": "1"}]}, "messages[3].tool_call_id"),
+    ({"messages": [user("hi"), {"role": "assistant", "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "add", "arguments": "{}"}},
+        {"id": "b", "type": "function", "function": {"name": "add", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"}]}, "messages"),
+    ({"messages": [user("hi"), call_message('">x', {}, "a"),
+                   {"role": "tool", "tool_call_id": "a", "content": "1"}]},
+     "messages.1.tool_calls.0.function.name"),
     ({"messages": [user("hi"), {"role": "user", "content": "x", "tool_calls": [{
         "id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]},
      "messages[1].tool_calls"),
@@ -188,6 +200,10 @@ TOOL_LIST = [Tool("add", "", SCHEMAS["add"] | {"additionalProperties": False})]
     ('{"tool_calls":[{"name":"add","arguments":{"a":1,"b":2}}],"note":"x"}', None),
     ("The answer is 3.", None),
     ('{"a": 1}', None),
+    ('{"tool_calls":[{"name":"add","arguments":{"a":NaN,"b":2}}]}', None),  # not JSON
+    # the same call twice is one call (a small model repeats itself)
+    ('{"tool_calls":[{"name":"add","arguments":{"a":1,"b":2}},'
+     '{"name":"add","arguments":{"a":1,"b":2}}]}', [("add", {"a": 1, "b": 2})]),
 ])
 def test_only_a_whole_valid_call_is_a_call(text, calls):
     got = parse_calls(text, TOOL_LIST, parallel=True)
@@ -219,3 +235,74 @@ def test_the_sdks_own_assistant_message_goes_back_as_sent(sdk, model_id):
     answer = sdk.chat.completions.create(model=model_id, messages=messages, tools=TOOLS,
                                          max_tokens=8, temperature=0)
     assert answer.model_extra["mnemo"]["history"]["used"] == 3
+
+
+def test_a_required_reply_is_a_call_even_where_a_validator_disagrees_with_the_grammar():
+    """The grammar shaped it (llguidance and jsonschema can differ at exclusive bounds)."""
+    text = '{"tool_calls":[{"name":"add","arguments":{"a":1,"b":"2"}}]}'
+    assert parse_calls(text, TOOL_LIST, parallel=True) is None
+    assert len(parse_calls(text, TOOL_LIST, parallel=True, required=True)) == 1
+
+
+def test_nested_pydantic_tools_keep_their_references(sdk, model_id):
+    """A nested model's parameters hold $defs and $ref: a required call still resolves them."""
+    class Address(pydantic.BaseModel):
+        city: str = pydantic.Field(max_length=20)
+
+    class Ship(pydantic.BaseModel):
+        to: Address
+        kilos: int = pydantic.Field(ge=1, le=99)
+
+    r = sdk.chat.completions.parse(
+        model=model_id, messages=[user("Ship 3 kilos to Oslo.")], max_tokens=64, temperature=0,
+        tools=[openai.pydantic_function_tool(Ship)], tool_choice="required")
+    parsed = r.choices[0].message.tool_calls[0].function.parsed_arguments
+    assert isinstance(parsed, Ship) and isinstance(parsed.to, Address)
+
+
+def test_what_sdks_and_langchain_send_back_is_taken(sdk, model_id, live):
+    """The SDK's streamed message (content "", calls with an index), a dump without
+    exclude_none (null function_call, audio, annotations), an empty tool result."""
+    kwargs = dict(model=model_id, tools=TOOLS, max_tokens=64, temperature=0,
+                  tool_choice={"type": "function", "function": {"name": "add"}})
+    with sdk.chat.completions.stream(messages=[user("Add 2 and 3.")], **kwargs) as stream:
+        message = stream.get_final_completion().choices[0].message
+    for dumped in (message.model_dump(exclude_none=True), message.model_dump()):
+        for result in ("5", ""):
+            messages = [user("Add 2 and 3."), dumped,
+                        {"role": "tool", "tool_call_id": message.tool_calls[0].id,
+                         "content": result}]
+            answer = sdk.chat.completions.create(model=model_id, messages=messages, tools=TOOLS,
+                                                 max_tokens=4, temperature=0)
+            assert answer.model_extra["mnemo"]["history"]["used"] == 3
+
+
+def test_a_chat_that_opens_with_a_call_is_answered(sdk, model_id):
+    messages = [call_message("add", {"a": 1, "b": 2}),
+                {"role": "tool", "tool_call_id": "call_1", "content": "3"}]
+    r = sdk.chat.completions.create(model=model_id, messages=messages, tools=TOOLS, max_tokens=4,
+                                    temperature=0)
+    assert r.model_extra["mnemo"]["history"]["used"] == 2
+
+
+def test_a_pin_keeps_a_call_with_its_results(sdk, model_id):
+    messages = []
+    for k in range(8):
+        messages += [user(f"Question {k}: " + "about the weather " * 12),
+                     call_message("get_weather", {"city": f"City{k}"}, f"call_{k}"),
+                     {"role": "tool", "tool_call_id": f"call_{k}", "content": "sunny " * 20},
+                     {"role": "assistant", "content": "It is sunny. " * 8}]
+    messages.append(user("And tomorrow?"))
+    for pinned in (2, 1):  # the result of exchange 0, then its call
+        r = sdk.chat.completions.create(model=model_id, messages=messages, tools=TOOLS,
+                                        max_tokens=60, temperature=0,
+                                        extra_body={"mnemo": {"pinned": [pinned]}})
+        history = r.model_extra["mnemo"]["history"]
+        assert {1, 2} <= set(history["pinned"]) and history["dropped"] > 0
+
+
+def test_a_held_back_stream_still_writes_so_a_gone_client_is_noticed(live, model_id):
+    body = {"model": model_id, "messages": [user("Add.")], "tools": TOOLS, "stream": True,
+            "tool_choice": "required", "max_tokens": 32, "temperature": 0}
+    raw = post_json(live.url + "/v1/chat/completions", body).read().decode()
+    assert raw.count(": held\n\n") >= 3

@@ -90,6 +90,8 @@ def cut_points(roles: Sequence[str], max_turns: int | None) -> list[int]:
     if max_turns is not None:
         users = users[-max_turns:] if max_turns > 0 else users[-1:]
     starts = sorted(users, reverse=True)
+    if not starts:  # no user message (a chat that opens with a call): only the very start
+        return [0]
     # The very start is a valid cut too when no exchange is excluded by max_turns: a history
     # opening with an assistant greeting keeps it while it fits.
     if len(users) == len(all_users) and starts and starts[-1] != 0:

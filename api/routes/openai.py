@@ -84,7 +84,8 @@ def chat_completions():
         """The reply's tool calls, if it is a whole call of the tools offered."""
         if not tools or finish_reason != "stop":
             return None
-        return parse_calls(text, tools, data.get("parallel_tool_calls", True))
+        return parse_calls(text, tools, data.get("parallel_tool_calls", True),
+                           required=tool_choice(data) != "auto")
 
     if not req.stream:
         choices = []
@@ -118,6 +119,7 @@ def chat_completions():
                 text, tokens = held[i][0] + text, held[i][1] + tokens
                 if could_be_call(text) and finish is None:
                     held[i] = (text, tokens)
+                    yield ": held\n\n"  # a comment: writing finds a client that has gone
                     continue
                 del held[i]
                 called = calls(text, finish)
