@@ -213,6 +213,9 @@ def build_spec(app) -> dict:
     html = {"content": {"text/html": {"schema": {"type": "string"}}}}
     spec.path("/", operations={"get": op(
         "The chat page", {"200": {"description": "HTML.", **html}}, open_route=True)})
+    spec.path("/favicon.ico", operations={"get": op(
+        "The page's icon", {"200": {"description": "SVG.", "content": {
+            "image/svg+xml": {"schema": {"type": "string"}}}}}, open_route=True)})
     spec.path("/docs", operations={"get": op(
         "This document, for people", {"200": {"description": "HTML.", **html}}, open_route=True)})
     spec.path("/openapi.json", operations={"get": op(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-FINISH_REASONS = ["stop", "length", "cancelled"]
+FINISH_REASONS = ["stop", "length", "cancelled", "tool_calls"]  # tool_calls: /v1 only
 
 
 def _req(field: fields.Field, description: str | None = None) -> fields.Field:
@@ -202,10 +202,21 @@ class Error(Schema):
 
 
 # -- OpenAI-compatible API ---------------------------------------------------------------
+class OpenAIMessage(Schema):
+    role = _req(fields.String(validate=validate.OneOf(["assistant"])))
+    content = _req(fields.String(allow_none=True), "Null when the reply is tool calls.")
+    tool_calls = fields.List(fields.Dict(), metadata={
+        "description": "OpenAI's {id, type: function, function: {name, arguments}} (docs/tools.md)."})
+
+
+LOGPROBS = {"description": "Null unless logprobs were asked for (docs/structured-output.md).",
+            "type": ["object", "null"]}
+
+
 class Choice(Schema):
     index = _req(fields.Integer())
-    message = _req(fields.Nested(AssistantMessage))
-    logprobs = _req(fields.Raw(allow_none=True, metadata={"enum": [None]}))
+    message = _req(fields.Nested(OpenAIMessage))
+    logprobs = _req(fields.Raw(allow_none=True, metadata=LOGPROBS))
     finish_reason = _req(fields.String(validate=validate.OneOf(FINISH_REASONS)))
 
 
@@ -229,12 +240,13 @@ class ChatCompletion(Schema):
 class ChunkDelta(Schema):
     role = fields.String(validate=validate.OneOf(["assistant"]))
     content = fields.String()
+    tool_calls = fields.List(fields.Dict(), metadata={"description": "A call, whole, with its index."})
 
 
 class ChunkChoice(Schema):
     index = _req(fields.Integer())
     delta = _req(fields.Nested(ChunkDelta))
-    logprobs = _req(fields.Raw(allow_none=True, metadata={"enum": [None]}))
+    logprobs = _req(fields.Raw(allow_none=True, metadata=LOGPROBS))
     finish_reason = _req(fields.String(allow_none=True, validate=validate.OneOf(FINISH_REASONS)))
 
 
@@ -253,7 +265,7 @@ class ChatCompletionChunk(Schema):
 class CompletionChoice(Schema):
     index = _req(fields.Integer())
     text = _req(fields.String())
-    logprobs = _req(fields.Raw(allow_none=True, metadata={"enum": [None]}))
+    logprobs = _req(fields.Raw(allow_none=True, metadata=LOGPROBS))
     finish_reason = _req(fields.String(allow_none=True, validate=validate.OneOf(FINISH_REASONS)),
                          "Null on a stream's pieces before the last.")
 
