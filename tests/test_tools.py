@@ -38,6 +38,17 @@ def call_message(name: str, arguments: dict, id_: str = "call_1") -> dict:
                                                     "arguments": json.dumps(arguments)}}]}
 
 
+def weather_history(exchanges: int) -> list[dict]:
+    """``exchanges`` of a question, a call, its result and an answer, then a new question."""
+    messages = []
+    for k in range(exchanges):
+        messages += [user(f"Question {k}: " + "about the weather " * 12),
+                     call_message("get_weather", {"city": f"City{k}"}, f"call_{k}"),
+                     {"role": "tool", "tool_call_id": f"call_{k}", "content": "sunny " * 20},
+                     {"role": "assistant", "content": "It is sunny. " * 8}]
+    return messages + [user("And tomorrow?")]
+
+
 def check_calls(calls, parallel: bool = True) -> None:
     assert calls and (parallel or len(calls) == 1)
     for call in calls:
@@ -117,13 +128,7 @@ def test_client_text_in_tools_and_results_stays_text(app):
 def test_trimming_keeps_each_call_with_its_result(sdk, model_id):
     """Exchanges of a user message, a call, its result and an answer, trimmed hard: every
     dropped range starts on a user message, so no call loses its result or the reverse."""
-    messages = []
-    for k in range(12):
-        messages += [user(f"Question {k}: " + "about the weather " * 12),
-                     call_message("get_weather", {"city": f"City{k}"}, f"call_{k}"),
-                     {"role": "tool", "tool_call_id": f"call_{k}", "content": "sunny " * 20},
-                     {"role": "assistant", "content": "It is sunny. " * 8}]
-    messages.append(user("And tomorrow?"))
+    messages = weather_history(12)
     r = sdk.chat.completions.create(model=model_id, messages=messages, tools=TOOLS,
                                     max_tokens=60, temperature=0)
     history = r.model_extra["mnemo"]["history"]
@@ -286,13 +291,7 @@ def test_a_chat_that_opens_with_a_call_is_answered(sdk, model_id):
 
 
 def test_a_pin_keeps_a_call_with_its_results(sdk, model_id):
-    messages = []
-    for k in range(8):
-        messages += [user(f"Question {k}: " + "about the weather " * 12),
-                     call_message("get_weather", {"city": f"City{k}"}, f"call_{k}"),
-                     {"role": "tool", "tool_call_id": f"call_{k}", "content": "sunny " * 20},
-                     {"role": "assistant", "content": "It is sunny. " * 8}]
-    messages.append(user("And tomorrow?"))
+    messages = weather_history(8)
     for pinned in (2, 1):  # the result of exchange 0, then its call
         r = sdk.chat.completions.create(model=model_id, messages=messages, tools=TOOLS,
                                         max_tokens=60, temperature=0,
