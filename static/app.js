@@ -5,7 +5,9 @@ import * as S from "./store.js";
 import * as T from "./tree.js";
 import { historyFor, requestBody, streamChat } from "./chat.js";
 import { render as markdown } from "./markdown.js";
+import { emptyState } from "./empty.js";
 import { initMemory } from "./memory.js";
+import { fileName, titleFrom } from "./names.js";
 import { initSettings } from "./settings.js";
 import { initShortcuts } from "./shortcuts.js";
 import { initSidebar } from "./sidebar.js";
@@ -22,23 +24,33 @@ const sel = (id) => `.msg[data-id="${CSS.escape(id)}"]`;
 function defaults() {
   const d = (app.config && app.config.defaults) || { max_new_tokens: 256, max_turns: 10 };
   return { system: "", template: "default", adapter: "", max_turns: d.max_turns,
-           max_new_tokens: d.max_new_tokens, temperature: 0, compact: true, recall: true };
+           max_new_tokens: d.max_new_tokens, temperature: null, compact: true, recall: true };
 }
 app.save = () => S.write(app.current);
 function remember(id) {
   try { localStorage.setItem("mnemo.v1.current", id); } catch (e) { /* only a convenience */ }
 }
-// A reply left "streaming" or a message left "pending" by a page that was closed or crashed
-// mid-reply (a conversation another tab is writing was saved within the last few seconds).
+// This tab's name, kept across its reloads (sessionStorage is per tab): a reply this tab was
+// writing when it reloaded is cut, whatever the clock says.
+const TAB = (() => {
+  try {
+    let id = sessionStorage.getItem("mnemo.tab");
+    if (!id) sessionStorage.setItem("mnemo.tab", id = S.newId());
+    return id;
+  } catch (e) { return S.newId(); }
+})();
+// A reply left "streaming" or a message left "pending" by a page that was closed, reloaded or
+// crashed mid-reply. Another tab may still be writing one (it saves every 2 s): a reply from
+// another tab counts as cut once its conversation has not been saved for 10 s.
 function settle(conv) {
-  if (Date.now() - (conv.updated || 0) < 10000) return; // a writing tab saves every 2 s
+  const quiet = Date.now() - (conv.updated || 0) >= 10000;
+  const mine = (m) => m.tab === TAB; // written by this tab before it reloaded
+  for (const m of conv.messages) if (m.status === "streaming" && (quiet || mine(m))) m.status = "stopped";
   for (const m of conv.messages) {
-    if (m.status === "streaming") m.status = "stopped";
-    if (m.status === "pending") {
-      const answered = T.children(conv, m.id).some((r) => r.role === "assistant" && r.content);
-      if (answered) m.status = "ok";
-      else { m.status = "failed"; m.error = "the page was closed before the reply came"; }
-    }
+    if (m.status !== "pending") continue;
+    const replies = T.children(conv, m.id).filter((r) => r.role === "assistant");
+    if (replies.some((r) => r.content && r.status !== "streaming")) m.status = "ok";
+    else if (quiet || replies.some(mine)) { m.status = "failed"; m.error = "the page was closed before the reply came"; }
   }
 }
 // Open a conversation; with ``messageId`` (a search hit), show the branch that holds it. A reply
@@ -56,6 +68,16 @@ app.open = async (id, messageId) => {
   const conv = S.load(id);
   if (!conv) return;
   settle(conv);
+  if (conv.messages.some((m) => m.status === "streaming" || m.status === "pending")) { // another tab's? look again
+    setTimeout(() => {
+      if (app.current !== conv || app.controller) return;
+      settle(conv);
+      if (!conv.messages.some((m) => m.status === "streaming" || m.status === "pending")) {
+        S.write(conv, { keepTime: true });
+        app.render();
+      }
+    }, 10500);
+  }
   if (messageId && !T.path(conv).some((m) => m.id === messageId)) T.select(conv, messageId);
   conv.used = Date.now();
   S.write(conv, { keepTime: true });
@@ -92,7 +114,8 @@ S.onError((kind, detail) => {
 function showStorage() {
   const u = S.usage(), mb = (chars) => (chars * 2 / 1048576).toFixed(chars * 2 < 1048576 ? 2 : 1);
   const kept = app.persisted === true ? "kept persistently" : "the browser may clear it when disk space runs low";
-  $("storage").textContent = `Storage: ${mb(u.chars)} of about ${mb(u.quota)} MB used (${Math.round(u.fraction * 100)} %); ${kept}.`;
+  const pct = u.fraction < 0.01 ? "under 1 %" : `${Math.round(u.fraction * 100)} %`;
+  $("storage").textContent = `Storage: ${mb(u.chars)} of about ${mb(u.quota)} MB used (${pct}); ${kept}.`;
   if (u.fraction >= 0.8 && !storageWarned) {
     storageWarned = true;
     banner(`Browser storage is ${Math.round(u.fraction * 100)} % full. Export your conversations and delete old ones before it fills.`,
@@ -129,6 +152,7 @@ app.render = () => {
   showStorage();
   const box = $("messages"), shown = T.path(conv);
   box.replaceChildren(...shown.map((m, i) => renderMessage(m, i === shown.length - 1)));
+  if (!shown.length) box.appendChild(emptyState(app.config && app.config.model));
   const first = app.query && mark(box, app.query) ? box.querySelector("mark") : null;
   if (first) first.scrollIntoView({ block: "center" });
   else box.scrollTop = box.scrollHeight;
@@ -161,24 +185,28 @@ function renderMessage(m, last) {
     if (m.role === "user") button(meta, "Retry", () => retry(m));
     else if (last) button(meta, "Retry", regenerate);
   }
-  if (m.status === "stopped") meta.appendChild(el("span", "", "stopped"));
+  if (m.status === "stopped") meta.appendChild(el("span", "cut", "cut short: stopped or interrupted"));
   if (m.pinned) meta.appendChild(el("span", "pin-mark", "pinned"));
   if (m.report) meta.appendChild(report(m.report, meta));
   if (m.compaction && m.compaction.status === "failed") {
     meta.appendChild(el("span", "warn", "summary failed: " + m.compaction.reason));
-  }
-  if (m.usage) {
-    meta.appendChild(el("span", "usage", `tokens: ${m.usage.prompt_tokens} in, ${m.usage.completion_tokens} out`));
   }
   if (m.finish_reason === "length" && m.status === "ok") meta.appendChild(el("span", "warn cut", "cut at the token limit"));
   if (m.role === "assistant" && last && m.content.trim() &&
       ((m.finish_reason === "length" && m.status === "ok") || m.status === "stopped")) {
     button(meta, "Continue", () => generate(m.parent, m), "Continue this reply");
   }
-  button(meta, "Copy", () => copy(m.content), "Copy message");
-  if (m.role === "user" && m.status !== "failed") button(meta, "Edit", () => edit(m, div)).disabled = Boolean(app.controller);
-  if (m.status !== "failed" && m.status !== "streaming") button(meta, m.pinned ? "Unpin" : "Pin", () => togglePin(m));
-  if (m.role === "assistant" && last && m.status !== "failed") button(meta, "Regenerate", regenerate);
+  const actions = el("span", "actions"); // shown on hover and focus
+  actions.setAttribute("role", "group");
+  actions.setAttribute("aria-label", "Message actions");
+  button(actions, "Copy", () => copy(m.content), "Copy message");
+  if (m.role === "user" && m.status !== "failed") button(actions, "Edit", () => edit(m, div)).disabled = Boolean(app.controller);
+  if (m.status !== "failed" && m.status !== "streaming") button(actions, m.pinned ? "Unpin" : "Pin", () => togglePin(m));
+  if (m.role === "assistant" && last && m.status !== "failed") button(actions, "Regenerate", regenerate);
+  if (m.usage) {
+    actions.appendChild(el("span", "usage", `tokens: ${m.usage.prompt_tokens} in, ${m.usage.completion_tokens} out`));
+  }
+  meta.appendChild(actions);
   div.appendChild(meta);
   return div;
 }
@@ -214,7 +242,7 @@ async function send(text) {
   if (app.controller) return;
   const conv = app.current, title = conv.title;
   const user = T.add(conv, conv.leaf, { id: S.newId(), role: "user", content: text, status: "pending" });
-  if (conv.title === "New chat") conv.title = Array.from(text.trim()).slice(0, 40).join("");
+  if (conv.title === "New chat") conv.title = titleFrom(text);
   if (!app.save()) { T.drop(conv, user.id); conv.title = title; return false; } // keep it in the input box
   app.render();
   await generate(user.id);
@@ -231,11 +259,12 @@ function generate(userId, cont) {
 async function reply(userId, cont) {
   const conv = app.current, user = T.byId(conv, userId), shownBefore = conv.leaf;
   const earlier = T.children(conv, userId).filter((m) => m.role === "assistant" && m !== cont);
-  const reply = cont || T.addReply(conv, userId, { id: S.newId(), role: "assistant", content: "", status: "streaming" });
+  const reply = cont || T.addReply(conv, userId, { id: S.newId(), role: "assistant", content: "", status: "streaming", tab: TAB });
   const before = reply.content, history = historyFor(conv, cont ? reply.id : userId, app.config);
   const body = requestBody(conv, history);
   if (cont) body.continue = true;
   reply.status = "streaming";
+  reply.tab = TAB;
   app.controller = new AbortController();
   setBusy(true);
   S.write(conv); // saved before the wait for the first token, and every 2 s while it lasts
@@ -401,10 +430,17 @@ function wire() {
   $("new-conv").onclick = app.newConversation;
   $("rename-conv").onclick = () => sidebar.rename(app.current.id);
   $("delete-conv").onclick = () => sidebar.remove(app.current.id);
-  $("export-json").onclick = () => download(`mnemo-${app.current.id}.json`, app.current);
-  $("export-md").onclick = () => download(`mnemo-${app.current.id}.md`,
+  $("export-json").onclick = () => { closeMenu(); download(fileName(app.current, "json"), app.current); };
+  $("export-md").onclick = () => { closeMenu(); download(fileName(app.current, "md"),
     `# ${app.current.title}\n\n` + T.path(app.current).map((m) => `**${m.role}:**\n\n${m.content}\n`).join("\n"),
-    "text/markdown");
+    "text/markdown"); };
+  const closeMenu = () => { $("export-menu").open = false; };
+  $("export-menu").addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && $("export-menu").open) {
+      e.stopPropagation(); closeMenu(); $("export-menu").querySelector("summary").focus();
+    }
+  });
+  document.addEventListener("click", (e) => { if (!e.target.closest("#export-menu")) closeMenu(); });
   $("export-all").onclick = exportAll;
   $("import-label").addEventListener("keydown", (e) => {
     if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("import-file").click(); }

@@ -3,8 +3,13 @@
 import * as S from "./store.js";
 import { $, banner, button, el, marked, matcher } from "./ui.js";
 
+// The text around a hit, starting a few words before it so that the line's ellipsis never
+// hides the matched words.
 function snippet(text, match) {
-  const start = Math.max(0, match.index - 30), end = match.index + match[0].length + 50;
+  let start = Math.max(0, match.index - 16);
+  const space = text.lastIndexOf(" ", match.index - 1);
+  if (start && space >= start) start = space + 1; // from a word's start
+  const end = match.index + match[0].length + 60;
   return (start ? "…" : "") + text.slice(start, end).replace(/\s+/g, " ") + (end < text.length ? "…" : "");
 }
 

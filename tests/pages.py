@@ -40,6 +40,18 @@ def wait_partial_reply(page, chars: int) -> None:
                            f".textContent?.length > {chars}")
 
 
+def mid_reply(context, live, app, monkeypatch, chars: int = 5):
+    """A page whose reply streams slowly (a 50 ms pause each step) and has shown ``chars``."""
+    from tests.helpers import sleep_each_step, wrap_forward
+
+    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    page = open_page(context, live.url)
+    set_max_new_tokens(page, 64)
+    send(page, "Talk for a while")
+    wait_partial_reply(page, chars)
+    return page
+
+
 def send(page, text):
     page.fill("#input", text)
     page.press("#input", "Enter")
@@ -65,6 +77,9 @@ def stored(page):
 
 def downloaded(page, button: str) -> str:
     """Click ``button`` and return the text of the file it downloads."""
+    menu = page.locator(button).locator("xpath=ancestor::details")
+    if menu.count() and not menu.evaluate("d => d.open"):
+        menu.locator("summary").click()  # an item of the Export menu: open it first
     with page.expect_download() as info:
         page.click(button)
     return open(info.value.path(), encoding="utf-8").read()

@@ -11,9 +11,9 @@ from playwright.sync_api import expect
 
 from api import create_app
 from tests.conftest import LiveServer, free_port, run_gunicorn, tiny_config, wait_ready
-from tests.helpers import sleep_each_step, wrap_forward
 from tests.pages import (
     downloaded,
+    mid_reply,
     open_page,
     record_chat_bodies,
     send,
@@ -52,11 +52,7 @@ def test_conversation_survives_reload(context, live):
 
 
 def test_stop_keeps_the_partial_answer(context, live, app, monkeypatch):
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
-    page = open_page(context, live.url)
-    set_max_new_tokens(page, 64)
-    send(page, "Talk for a while")
-    wait_partial_reply(page, 5)
+    page = mid_reply(context, live, app, monkeypatch)
     page.click("#stop")
     wait_reply(page, 2)
     expect(page.locator(".msg.assistant .meta")).to_contain_text("stopped")

@@ -383,7 +383,9 @@ def test_long_unbroken_text_stays_within_a_phone_screen(browser, live):
         wait_reply(page, 2)
         assert page.evaluate("document.querySelector('#messages').scrollWidth") <= 375
         assert page.evaluate("document.documentElement.scrollWidth") <= 375
-        expect(page.locator("#export-json")).to_be_visible()  # exporting works on a phone too
+        page.locator("#export-menu summary").click()  # exporting works on a phone too
+        expect(page.locator("#export-json")).to_be_in_viewport()
+        expect(page.locator("#export-md")).to_be_in_viewport()
     finally:
         ctx.close()
 
