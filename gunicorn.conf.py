@@ -52,6 +52,8 @@ def on_starting(server):
     """The thread and worker counts as finally set (the command line counts too)."""
     _check_threads(server.cfg.threads)
     _check_admin(server.cfg.workers)
+    # The start line's URL is where gunicorn listens, a -b on the command line included.
+    os.environ["MNEMO_BIND"] = server.cfg.bind[0]
 
 
 # gthread workers heartbeat from their main thread, so `timeout` only catches a hung worker;
