@@ -18,7 +18,7 @@ from .types import SamplingParams
 GENERATION_KEYS = frozenset({
     "max_new_tokens", "do_sample", "temperature", "top_p", "top_k", "seed", "num_beams",
     "length_penalty", "early_stopping", "repetition_penalty", "no_repeat_ngram_size",
-    "presence_penalty", "frequency_penalty", "stop", "response_format"})
+    "presence_penalty", "frequency_penalty", "echo_penalty", "stop", "response_format"})
 SAMPLING_ONLY = ("temperature", "top_p", "top_k", "seed")
 BEAM_ONLY = ("length_penalty", "early_stopping")
 
@@ -106,6 +106,10 @@ def generation_fields(settings: Settings) -> dict:
             "OpenAI's: subtracted from the logit of each token the reply already holds.")),
         "frequency_penalty": StrictFloat(validate=validate.Range(-2, 2), metadata=d(
             "OpenAI's: subtracted once per time the reply already holds the token.")),
+        "echo_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False), metadata=d(
+            "Mnemo's repetition guard: repetition_penalty's rule over the reply's tokens and the "
+            "earlier replies' own, never over the user's or the system's words (which a reply "
+            "may need to quote). 1 turns it off.")),
         "stop": StopField(metadata=d("Up to 4 strings; generation ends before the first match.")),
         "response_format": ResponseFormatField(allow_none=True),
     }
@@ -120,6 +124,8 @@ def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) ->
         # to one whose log-probabilities are asked for
         for key in ("num_beams", *BEAM_ONLY):
             merged.pop(key, None)
+    if given.get("num_beams", 1) > 1 and "do_sample" not in given:
+        merged.pop("do_sample", None)  # asking for beams is asking not to sample
     merged.update(given)
     errors: dict[str, list[str]] = {}
     sampling = merged.get("do_sample", False)

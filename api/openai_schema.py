@@ -331,6 +331,8 @@ def _generation(data: dict, preset_generation: dict) -> dict:
         temperature = data.get("temperature", 1.0)
         if temperature > 0:
             given.update(do_sample=True, temperature=temperature)
+        else:  # greedy, whatever the preset or the model would sample with
+            given["do_sample"] = False
     sampling = given.get("do_sample") or (
         "temperature" not in data and preset_generation.get("do_sample", False))
     for key in ("top_p", "seed"):

@@ -26,6 +26,7 @@ DEFAULT_SUMMARY_INSTRUCTION = (
     "person, in at most 5 sentences. Keep every name, number, date, decision and preference the "
     "user stated, exactly as written. Do not invent anything.")
 
+SAMPLING_KEYS = ("temperature", "top_p", "top_k")
 MEMORY_KEYS = {"compact": bool, "recall": bool, "ledger": bool, "summary_instruction": str,
                "summary_max_tokens": int}
 LOCKABLE = frozenset({"max_turns", "compact", "recall", "adapter", "summary"})
@@ -70,6 +71,7 @@ def load_presets(settings: Settings) -> dict[str, Preset]:
     # A preset's max_new_tokens is capped at the server's limit when used, not refused here.
     loose = replace(settings, max_new_tokens_limit=1 << 20)
     gen_schema = Schema.from_dict(generation_fields(loose))()
+    model = model_generation(settings, gen_schema)
     presets: dict[str, Preset] = {}
     for path in sorted(directory.iterdir()):
         if path.suffix not in (".toml", ".json") or not path.is_file():
@@ -77,10 +79,73 @@ def load_presets(settings: Settings) -> dict[str, Preset]:
         name = path.stem
         if name in presets:
             raise ConfigError(f"preset {name!r} is defined twice ({path.name} and another file)")
-        presets[name] = _parse_file(path, name, gen_schema)
+        presets[name] = over_model(_parse_file(path, name, gen_schema), model)
     if "default" not in presets:
         raise ConfigError(f"presets directory {str(directory)!r} has no default.toml or default.json")
     return presets
+
+
+# The embedded SmolLM2-135M-Instruct ships as a GGUF file without a generation_config: its
+# model card's sampling settings (its usage example), and Mnemo's repetition guard, without
+# which 27 of 40 replies of eight-turn conversations looped (bench/repetition.py).
+EMBEDDED_GENERATION = {"do_sample": True, "temperature": 0.2, "top_p": 0.9, "echo_penalty": 1.2}
+_MODEL_KEYS = ("do_sample", "temperature", "top_p", "top_k", "num_beams", "repetition_penalty",
+               "no_repeat_ngram_size")
+FLOAT_KEYS = ("temperature", "top_p", "repetition_penalty")
+DECODING = ("do_sample", "temperature", "top_p", "top_k", "num_beams")
+
+
+def model_generation(settings: Settings, gen_schema: Schema) -> dict:
+    """The model's own sampling settings, as transformers' ``generate`` would read them from its
+    ``generation_config.json``: sampling keys only when it samples. Empty for a GGUF file
+    (none ships one), a model without the file and a remote engine (which applies its own);
+    a value Mnemo would refuse is left out."""
+    if settings.engine_url:  # a remote engine applies its model's own defaults itself
+        return {}
+    if not settings.model:
+        return dict(EMBEDDED_GENERATION)
+    path = Path(settings.model)
+    if path.suffix == ".gguf":
+        return {}
+    if path.is_dir():
+        file = path / "generation_config.json"
+    else:  # a hub id: the copy transformers downloaded, if any (nothing is fetched here)
+        from huggingface_hub import try_to_load_from_cache
+
+        try:
+            cached = try_to_load_from_cache(settings.model, "generation_config.json")
+        except ValueError:  # not a hub id either: the loader says what is wrong with it
+            cached = None
+        file = Path(cached) if isinstance(cached, str) else None
+    try:
+        raw = json.loads(file.read_text(encoding="utf-8")) if file and file.is_file() else {}
+    except (OSError, ValueError) as exc:
+        log.warning("ignoring the model's generation_config.json: %s", exc)
+        return {}
+    picked = {k: float(raw[k]) if k in FLOAT_KEYS and type(raw[k]) is int else raw[k]
+              for k in _MODEL_KEYS if k in raw and raw[k] is not None}
+    if picked.get("do_sample"):
+        picked.pop("num_beams", None)
+    else:
+        picked = {k: v for k, v in picked.items() if k not in ("do_sample", *SAMPLING_KEYS)}
+    if picked.get("num_beams") == 1:
+        del picked["num_beams"]
+    errors = gen_schema.validate(picked)
+    for key in errors:
+        log.warning("ignoring the model's %s=%r: %s", key, picked.pop(key), errors[key][0])
+    if picked:
+        log.info("the model's generation defaults: %s", picked)
+    return picked
+
+
+def over_model(preset: Preset, model: dict) -> Preset:
+    """The preset's generation settings over the model's: a preset that chooses how to decode
+    (greedy, sampling or beams) takes none of the model's decoding settings."""
+    own = preset.generation
+    base = {k: v for k, v in model.items()
+            if not (k in DECODING and any(d in own for d in ("do_sample", "num_beams",
+                                                              "temperature")))}
+    return replace(preset, generation={**base, **own}) if base else preset
 
 
 def _parse_file(path: Path, name: str, gen_schema: Schema) -> Preset:

@@ -380,6 +380,8 @@ def generations(prepared: Prepared, params: SamplingParams, n: int) -> list[Gene
     prompt's KV through the prefix cache; the others are submitted once it has started, reuse
     that KV, and keep none of their own (the conversation's next turn builds on the first).
     A sampled choice ``i`` draws with ``seed + i`` when a seed is given."""
+    if params.echo_penalty != 1.0:  # the earlier replies' own tokens, as this prompt holds them
+        params = replace(params, echo_ids=prepared.prompt.echo_ids)
     first = Generation(prepared.prompt.ids, params, prepared.adapter,
                        dropped=prepared.prompt.report.dropped, affinity=prepared.affinity,
                        share_prompt=n > 1)

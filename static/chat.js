@@ -44,6 +44,14 @@ export function recallOn(s) {
   return s.recall_chosen ? s.recall !== false : true;
 }
 
+// The temperature chosen in the panel; null: the model's own sampling settings (the server's
+// preset, else the model's generation_config). Before that default, conversations stored
+// temperature 0 without anyone choosing it: a 0 counts only when chosen.
+export function temperatureOf(s) {
+  if (s.temperature_chosen) return s.temperature;
+  return s.temperature > 0 ? s.temperature : null;
+}
+
 export function requestBody(conv, history) {
   const s = conv.settings;
   const body = { messages: history.messages, stream: true, conversation_id: conv.id,
@@ -55,7 +63,9 @@ export function requestBody(conv, history) {
   if (s.system && s.system.trim()) body.system = s.system;
   if (s.template && s.template !== "default") body.template = s.template;
   if (s.adapter) body.adapter = s.adapter;
-  if (s.temperature > 0) { body.do_sample = true; body.temperature = s.temperature; }
+  const t = temperatureOf(s);
+  if (t === 0) body.do_sample = false;
+  else if (t > 0) { body.do_sample = true; body.temperature = t; }
   return body;
 }
 

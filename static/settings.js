@@ -1,6 +1,6 @@
 // The conversation's settings form, the server's config (presets, adapters, limits), and the
 // API key for servers that need one (kept in this browser, not per conversation).
-import { KEY, authHeaders } from "./chat.js";
+import { KEY, authHeaders, temperatureOf } from "./chat.js";
 import { $, banner, el } from "./ui.js";
 
 export function initSettings(app) {
@@ -29,7 +29,8 @@ export function initSettings(app) {
     options($("set-adapter"), c.adapters || [], s.adapter || "", ["", "(base model)"]);
     $("set-max-turns").value = s.max_turns;
     $("set-max-new").value = s.max_new_tokens;
-    $("set-temperature").value = s.temperature;
+    const t = temperatureOf(s);
+    $("set-temperature").value = t === null ? "" : t;
     $("set-system").value = s.system || "";
     $("set-apikey").value = localStorage.getItem(KEY) || "";
   }
@@ -40,7 +41,11 @@ export function initSettings(app) {
     "set-adapter": (s) => { s.adapter = $("set-adapter").value; },
     "set-max-turns": (s) => { s.max_turns = Math.round(num("set-max-turns", s.max_turns)); },
     "set-max-new": (s) => { s.max_new_tokens = Math.round(num("set-max-new", s.max_new_tokens)); },
-    "set-temperature": (s) => { s.temperature = Math.max(0, Number($("set-temperature").value) || 0); },
+    "set-temperature": (s) => {
+      const raw = $("set-temperature").value.trim(), v = Number(raw);
+      s.temperature = raw === "" || !Number.isFinite(v) ? null : Math.min(5, Math.max(0, v));
+      s.temperature_chosen = true;
+    },
     "set-system": (s) => { s.system = $("set-system").value; },
   };
   function num(id, fallback) {

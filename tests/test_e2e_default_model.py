@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
+import openai
 import pytest
 
 from tests.helpers import assistant, parse_sse, user
@@ -20,7 +21,9 @@ def post(live, path, body):
 
 
 def ask(live, messages, **extra):
-    status, text = post(live, "/api/chat", {"messages": messages, "max_new_tokens": 40, **extra})
+    """Greedy, so that what the model knows is checked on one reproducible reply."""
+    status, text = post(live, "/api/chat", {"messages": messages, "max_new_tokens": 40,
+                                            "do_sample": False, **extra})
     assert status == 200
     return json.loads(text)
 
@@ -50,10 +53,31 @@ def test_system_persona_changes_the_answer(default_live):
 
 def test_chinese_streaming_never_splits_characters(default_live):
     status, text = post(default_live, "/api/chat", {
-        "messages": [user("请用中文介绍一下北京。")], "max_new_tokens": 40, "stream": True})
+        "messages": [user("请用中文介绍一下北京。")], "max_new_tokens": 40, "stream": True,
+        "do_sample": False})
     events = parse_sse(text)
     deltas = [d["content"] for name, d in events if name == "delta"]
     done = events[-1][1]
     assert all("\ufffd" not in d for d in deltas)
     assert "".join(deltas) == done["message"]["content"]
     assert any("\u4e00" <= ch <= "\u9fff" for ch in done["message"]["content"])
+
+
+def test_without_sampling_parameters_the_model_card_settings_apply(default_live):
+    """The embedded model ships no generation_config: its card's settings (temperature 0.2,
+    top-p 0.9) apply to a request that names none, on both APIs, instead of greedy loops
+    (native) or OpenAI's temperature 1 (the SDK), which gave noise from this model."""
+    generation = json.loads(urllib.request.urlopen(default_live.url + "/api/config").read())[
+        "presets"]["default"]["generation"]
+    assert generation["do_sample"] is True
+    assert (generation["temperature"], generation["top_p"]) == (0.2, 0.9)
+    sdk = openai.OpenAI(base_url=default_live.url + "/v1", api_key="unused", max_retries=0)
+    questions = ["What is the capital of Italy?", "Name three fruits.",
+                 "How many days are in a week?", "What colour is the sky on a clear day?"]
+    for question in questions:
+        reply = sdk.chat.completions.create(
+            model="SmolLM2-135M-Instruct", messages=[user(question)], max_tokens=40)
+        text = reply.choices[0].message.content
+        # readable: the question's script, not the noise of sampling at 1
+        latin = sum(ch.isascii() for ch in text)
+        assert text.strip() and latin >= 0.95 * len(text), text

@@ -42,6 +42,25 @@ class OccurrencePenalty:
         return scores - self.frequency * counts - self.presence * (counts > 0).to(scores.dtype)
 
 
+class EchoPenalty:
+    """``repetition_penalty``'s rule (a positive score divided by ``penalty``, a negative one
+    multiplied) over the reply's tokens and ``echo_ids`` (the earlier replies' own tokens),
+    not over the rest of the prompt: the user's words stay free to quote."""
+
+    def __init__(self, penalty: float, echo_ids: frozenset[int], prompt_len: int):
+        self.penalty, self.prompt_len = penalty, prompt_len
+        self.echo = torch.tensor(sorted(echo_ids), dtype=torch.long)
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        ids = torch.cat([self.echo.to(input_ids.device).expand(input_ids.shape[0], -1),
+                         input_ids[:, self.prompt_len:]], dim=1)
+        if not ids.shape[1]:
+            return scores
+        chosen = scores.gather(1, ids)
+        chosen = torch.where(chosen < 0, chosen * self.penalty, chosen / self.penalty)
+        return scores.scatter(1, ids, chosen)
+
+
 def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcessorList:
     """The penalties that depend on what a row has generated (shared with beam search);
     ``prompt_len``: where the reply starts in a row's ids."""
@@ -53,6 +72,8 @@ def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcess
     if params.presence_penalty or params.frequency_penalty:
         procs.append(OccurrencePenalty(params.presence_penalty, params.frequency_penalty,
                                        prompt_len))
+    if params.echo_penalty != 1.0:
+        procs.append(EchoPenalty(params.echo_penalty, params.echo_ids, prompt_len))
     return procs
 
 

@@ -234,11 +234,13 @@ class RemoteEngine(Backend):
     def check_params(self, params: SamplingParams, adapter: str | None) -> None:
         super().check_params(params, adapter)
         for name, used in (("num_beams", params.num_beams > 1),
-                           ("no_repeat_ngram_size", params.no_repeat_ngram_size > 0)):
+                           ("no_repeat_ngram_size", params.no_repeat_ngram_size > 0),
+                           ("echo_penalty", params.echo_penalty != 1.0)):
             if used:
                 raise UnsupportedByEngine(
-                    f"{name} is not offered by {self.kind}: it has no beam search or n-gram "
-                    "blocking behind Mnemo's seam. Leave it out, or use the embedded engine.",
+                    f"{name} is not offered by {self.kind}: it has no beam search, n-gram "
+                    "blocking or echo penalty behind Mnemo's seam. Leave it out, or use the "
+                    "embedded engine.",
                     param=name)
         if self.wire is not None and self.wire.name == "llama.cpp":
             if params.logprobs is not None:  # its n_probs are probabilities before sampling
