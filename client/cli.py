@@ -111,7 +111,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--adapter")
     p.add_argument("--max-turns", type=int)
     p.add_argument("--max-tokens", type=int, dest="max_new_tokens")
-    p.add_argument("--temperature", type=float)
+    p.add_argument("--temperature", type=float,
+                   help="0: greedy; default: the model's recommended decoding")
     p.add_argument("--no-compact", action="store_true", help="no automatic summaries")
     p.add_argument("--recall", action="store_true",
                    help="recall relevant older messages (the default; turns it back on)")
@@ -346,7 +347,11 @@ class Repl:
             if key not in DEFAULTS or key == "system":
                 raise ValueError(f"unknown setting {key!r}")
             current = DEFAULTS[key]
-            if isinstance(current, bool):
+            if key == "temperature":  # a number, or "default": the model's own
+                parsed = None if value.lower() == "default" else float(value)
+                if parsed is not None and not 0 <= parsed <= 5:
+                    raise ValueError("temperature is between 0 and 5, or default")
+            elif isinstance(current, bool):
                 if value.lower() not in ("1", "true", "on", "yes", "0", "false", "off", "no"):
                     raise ValueError(f"{key} is on or off")
                 parsed = value.lower() in ("1", "true", "on", "yes")

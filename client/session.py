@@ -15,7 +15,7 @@ from .store import Store, new_conversation, new_id, now_ms
 from .tree import lineage, path, subtree
 
 DEFAULTS = {"system": "", "template": "default", "adapter": "", "max_turns": 10,
-            "max_new_tokens": 256, "temperature": 0.0, "compact": True, "recall": True}
+            "max_new_tokens": 256, "temperature": None, "compact": True, "recall": True}
 SENDABLE = (None, "ok", "stopped")  # statuses of messages that are history
 RETRIES = 4  # attempts for 429 / 503 with Retry-After
 SAVE_EVERY = 0.5  # seconds between saves of a streaming reply
@@ -151,7 +151,9 @@ class Session:
                         else []) + [{"role": m["role"], "content": m["content"]} for m in history]
             body = {"model": self.model or s["adapter"] or transport.first_model(
                 self.url, self.api_key), "messages": messages,
-                "max_tokens": s["max_new_tokens"], "temperature": s["temperature"]}
+                "max_tokens": s["max_new_tokens"]}
+            if s["temperature"] is not None:  # else the server's (the model's) default
+                body["temperature"] = s["temperature"]
             return body
         body = {"messages": history, "conversation_id": conv["id"], "max_turns": s["max_turns"],
                 "max_new_tokens": s["max_new_tokens"], "compact": bool(s["compact"]),
@@ -162,7 +164,9 @@ class Session:
             body["template"] = s["template"]
         if s["adapter"]:
             body["adapter"] = s["adapter"]
-        if s["temperature"] > 0:
+        if s["temperature"] == 0:  # None: the model's recommended decoding
+            body["do_sample"] = False
+        elif s["temperature"] is not None:
             body.update(do_sample=True, temperature=s["temperature"])
         summary = summary_for(conv, ids)
         if summary:

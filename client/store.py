@@ -155,7 +155,8 @@ CONVERSATION_TYPES = {"title": str, "settings": (dict, type(None)), "leaf": (str
                       "summary": (dict, type(None)), "created": (int, float),
                       "updated": (int, float)}
 SETTING_TYPES = {"system": str, "template": str, "adapter": str, "max_turns": int,
-                 "max_new_tokens": int, "temperature": (int, float), "compact": bool,
+                 "max_new_tokens": int, "temperature": (int, float, type(None)),
+                 "compact": bool,
                  "recall": bool}
 SUMMARY_TYPES = {"text": str, "signature": (str, type(None)), "next_id": (str, type(None)),
                  "kept_ids": (list, type(None))}

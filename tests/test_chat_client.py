@@ -324,12 +324,14 @@ def test_repl_commands_refuse_bad_input_without_leaving(live, tmp_path, monkeypa
     session.open()
     repl = Repl(session, store)
     for line in ("/export md " + str(tmp_path), "/import", "/new ../bad", "/new one",
-                 "/set temperature warm", "/open"):
+                 "/set temperature warm", "/set temperature 9", "/open"):
         with pytest.raises((ValueError, OSError, LookupError)):
             repl.command(line)
     assert session.name == "one"
     repl.command("/set temperature 0.7")
     assert store.load("one")["settings"]["temperature"] == 0.7
+    repl.command("/set temperature default")  # the model's recommended decoding, as on the page
+    assert store.load("one")["settings"]["temperature"] is None
     repl.command("/system Be brief.")
     repl.command("/system -")
     assert store.load("one")["settings"]["system"] == ""
