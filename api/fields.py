@@ -109,7 +109,9 @@ def generation_fields(settings: Settings) -> dict:
         "echo_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False), metadata=d(
             "Mnemo's repetition guard: repetition_penalty's rule over the reply's tokens and the "
             "earlier replies' own, never over the user's or the system's words (which a reply "
-            "may need to quote). 1 turns it off.")),
+            "may need to quote). 1 turns it off; below 1 it rewards repeats. Default: the "
+            "preset's or the model's (the embedded model samples with 1.2), applied to sampled "
+            "replies only unless the request names it.")),
         "stop": StopField(metadata=d("Up to 4 strings; generation ends before the first match.")),
         "response_format": ResponseFormatField(allow_none=True),
     }
@@ -129,6 +131,10 @@ def sampling_params(given: dict, defaults: dict, default_max_new_tokens: int) ->
     merged.update(given)
     errors: dict[str, list[str]] = {}
     sampling = merged.get("do_sample", False)
+    if not sampling and "echo_penalty" not in given:
+        # a default echo guard belongs to the sampling recipe: greedy and beam replies asked
+        # for (temperature 0, a beam preset) are the model's plain ones unless it is named
+        merged.pop("echo_penalty", None)
     beams = merged.get("num_beams", 1)
     if not sampling:
         for key in SAMPLING_ONLY:

@@ -336,9 +336,11 @@ def _generation(data: dict, preset_generation: dict) -> dict:
     sampling = given.get("do_sample") or (
         "temperature" not in data and preset_generation.get("do_sample", False))
     for key in ("top_p", "seed"):
-        if key not in data or (key == "top_p" and data[key] == 1):  # top_p 1 changes nothing
+        if key not in data:
             continue
         if not sampling:  # greedy decoding: the parameter would silently do nothing
+            if key == "top_p" and data[key] == 1:  # nor does top_p 1, which is no filter
+                continue
             why = ("temperature 0 decodes greedily" if "temperature" in data
                    else "the preset decodes greedily")
             raise ValidationFailed(f"{key}: {why}, so {key} would change nothing; send a "

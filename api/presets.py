@@ -89,7 +89,9 @@ def load_presets(settings: Settings) -> dict[str, Preset]:
 # model card's sampling settings (its usage example), and Mnemo's repetition guard, without
 # which 27 of 40 replies of eight-turn conversations looped (bench/repetition.py).
 EMBEDDED_GENERATION = {"do_sample": True, "temperature": 0.2, "top_p": 0.9, "echo_penalty": 1.2}
-_MODEL_KEYS = ("do_sample", "temperature", "top_p", "top_k", "num_beams", "repetition_penalty",
+# num_beams is not taken (as vLLM does not): a server-wide beam search would stop every reply
+# streaming and refuse n, logprobs and the like; a preset can choose it
+_MODEL_KEYS = ("do_sample", "temperature", "top_p", "top_k", "repetition_penalty",
                "no_repeat_ngram_size")
 FLOAT_KEYS = ("temperature", "top_p", "repetition_penalty")
 DECODING = ("do_sample", "temperature", "top_p", "top_k", "num_beams")
@@ -119,17 +121,16 @@ def model_generation(settings: Settings, gen_schema: Schema) -> dict:
         file = Path(cached) if isinstance(cached, str) else None
     try:
         raw = json.loads(file.read_text(encoding="utf-8")) if file and file.is_file() else {}
-    except (OSError, ValueError) as exc:
+        if not isinstance(raw, dict):
+            raise ValueError("it is not a JSON object")
+        picked = {k: float(raw[k]) if k in FLOAT_KEYS and type(raw[k]) is int else raw[k]
+                  for k in _MODEL_KEYS if k in raw and raw[k] is not None}
+    except (OSError, ValueError, OverflowError) as exc:
         log.warning("ignoring the model's generation_config.json: %s", exc)
         return {}
-    picked = {k: float(raw[k]) if k in FLOAT_KEYS and type(raw[k]) is int else raw[k]
-              for k in _MODEL_KEYS if k in raw and raw[k] is not None}
-    if picked.get("do_sample"):
-        picked.pop("num_beams", None)
-    else:
+    if picked.get("do_sample") is not True or picked.get("temperature") == 0:
+        # transformers samples only for do_sample true; temperature 0 is greedy (as in vLLM)
         picked = {k: v for k, v in picked.items() if k not in ("do_sample", *SAMPLING_KEYS)}
-    if picked.get("num_beams") == 1:
-        del picked["num_beams"]
     errors = gen_schema.validate(picked)
     for key in errors:
         log.warning("ignoring the model's %s=%r: %s", key, picked.pop(key), errors[key][0])

@@ -16,6 +16,7 @@ from api.presets import EMBEDDED_GENERATION, Preset, load_presets, model_generat
 from api.schemas import Schemas
 
 USER = [{"role": "user", "content": "Hi"}]
+NaN_TEXT = float("nan")
 
 
 def model_dir(tmp_path, config: dict | str) -> Settings:
@@ -37,14 +38,22 @@ def schema(settings: Settings) -> Schema:
                                     "top_k": 20, "repetition_penalty": 1.05}),
     # transformers decodes greedily without do_sample: its temperature would change nothing
     ({"temperature": 0.6, "top_p": 0.9, "repetition_penalty": 1.1}, {"repetition_penalty": 1.1}),
-    ({"do_sample": False, "num_beams": 4}, {"num_beams": 4}),
+    # beams are a preset's choice, never the model's (they would stop replies streaming)
+    ({"do_sample": False, "num_beams": 4, "no_repeat_ngram_size": 2}, {"no_repeat_ngram_size": 2}),
     ({"do_sample": True, "num_beams": 1, "temperature": 1}, {"do_sample": True, "temperature": 1.0}),
+    # only a literal true samples, and temperature 0 is greedy: no sampling key is kept
+    ({"do_sample": "true", "temperature": 0.6, "top_p": 0.9}, {}),
+    ({"do_sample": 1, "top_k": 5, "repetition_penalty": 1.2}, {"repetition_penalty": 1.2}),
+    ({"do_sample": True, "temperature": 0, "top_p": 0.95}, {}),
     # what Mnemo would refuse from a client is left out, not fatal
-    ({"do_sample": True, "temperature": 0, "top_p": 0.95}, {"do_sample": True, "top_p": 0.95}),
+    ({"do_sample": True, "temperature": 1e999, "top_p": 0.95}, {"do_sample": True, "top_p": 0.95}),
+    ({"do_sample": True, "temperature": NaN_TEXT, "top_p": 0.5}, {"do_sample": True, "top_p": 0.5}),
     ({"do_sample": True, "top_k": -3, "no_repeat_ngram_size": 3},
      {"do_sample": True, "no_repeat_ngram_size": 3}),
     ({"max_new_tokens": 4096, "pad_token_id": 2}, {}),
     ("{not json", {}),
+    ("[1, 2]", {}),
+    ('{"repetition_penalty": 1' + "0" * 400 + "}", {}),
 ])
 def test_the_models_generation_config_is_read_as_transformers_reads_it(tmp_path, config, expected):
     settings = model_dir(tmp_path, config)
@@ -105,6 +114,11 @@ def test_a_request_that_names_its_decoding_gets_it(sampling_model):
     assert not openai.load_chat({"model": "m", "messages": USER, "temperature": 0})[0].params.do_sample
     hot = openai.load_chat({"model": "m", "messages": USER, "temperature": 1.5})[0].params
     assert (hot.do_sample, hot.temperature, hot.top_p) == (True, 1.5, 0.9)
+    # top_p 1 is no filter: it lifts the model's 0.9, and with temperature 0 it changes nothing
+    whole = openai.load_chat({"model": "m", "messages": USER, "top_p": 1})[0].params
+    assert (whole.do_sample, whole.temperature, whole.top_p) == (True, 0.6, 1.0)
+    flat = openai.load_chat({"model": "m", "messages": USER, "temperature": 0, "top_p": 1})[0]
+    assert not flat.params.do_sample
     # asking for beams is asking not to sample: no conflict with the model's sampling
     beams = native.load_chat({"messages": USER, "num_beams": 3}).params
     assert (beams.do_sample, beams.num_beams) == (False, 3)
@@ -122,3 +136,20 @@ def test_a_greedy_model_keeps_the_apis_own_defaults(tmp_path):
     assert not native.do_sample  # Mnemo's native default: greedy
     openai = OpenAISchemas(settings, presets).load_chat({"model": "m", "messages": USER})[0].params
     assert (openai.do_sample, openai.temperature) == (True, 1.0)  # OpenAI's default
+
+
+def test_the_default_echo_guard_goes_with_sampling():
+    """The embedded model's echo_penalty belongs to its sampling recipe: a reply asked to be
+    greedy (temperature 0) or by beams (the legal preset) is the model's plain one, unless the
+    request names echo_penalty itself."""
+    settings = Settings.load({})
+    presets = load_presets(settings)
+    native, openai = Schemas(settings, presets), OpenAISchemas(settings, presets)
+    assert native.load_chat({"messages": USER}).params.echo_penalty == 1.2
+    assert openai.load_chat({"model": "m", "messages": USER})[0].params.echo_penalty == 1.2
+    for params in (native.load_chat({"messages": USER, "do_sample": False}).params,
+                   openai.load_chat({"model": "m", "messages": USER, "temperature": 0})[0].params,
+                   native.load_chat({"messages": USER, "template": "legal"}).params):
+        assert params.echo_penalty == 1.0
+    named = native.load_chat({"messages": USER, "do_sample": False, "echo_penalty": 1.1}).params
+    assert (named.do_sample, named.echo_penalty) == (False, 1.1)
