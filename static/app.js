@@ -31,14 +31,28 @@ function remember(id) {
   try { localStorage.setItem("mnemo.v1.current", id); } catch (e) { /* only a convenience */ }
 }
 // This tab's name, kept across its reloads (sessionStorage is per tab): a reply this tab was
-// writing when it reloaded is cut, whatever the clock says.
+// writing when it reloaded is cut, whatever the clock says. A duplicated tab copies the
+// sessionStorage of a tab that still runs: only a page that left (pagehide) hands its name on.
 const TAB = (() => {
   try {
     let id = sessionStorage.getItem("mnemo.tab");
-    if (!id) sessionStorage.setItem("mnemo.tab", id = S.newId());
+    if (!id || sessionStorage.getItem("mnemo.tab.left") !== id) sessionStorage.setItem("mnemo.tab", id = S.newId());
+    sessionStorage.removeItem("mnemo.tab.left");
+    addEventListener("pagehide", () => sessionStorage.setItem("mnemo.tab.left", id));
+    addEventListener("pageshow", (e) => { if (e.persisted) sessionStorage.removeItem("mnemo.tab.left"); });
     return id;
   } catch (e) { return S.newId(); }
 })();
+// A page that is going (a reload, a closed tab) saves a reply it is writing as it stands; the
+// stream's "network error" that follows is no failure of the reply's.
+// beforeunload comes before the browser cancels the page's requests (pagehide comes after);
+// a page that stays after all (a cancelled navigation) counts failures again 2 s later.
+let leaving = false;
+addEventListener("beforeunload", () => {
+  leaving = true;
+  setTimeout(() => { leaving = false; }, 2000);
+  if (app.controller && app.current) S.write(app.current);
+});
 // A reply left "streaming" or a message left "pending" by a page that was closed, reloaded or
 // crashed mid-reply. Another tab may still be writing one (it saves every 2 s): a reply from
 // another tab counts as cut once its conversation has not been saved for 10 s.
@@ -300,6 +314,7 @@ async function reply(userId, cont) {
     }
     announce("Assistant: " + reply.content);
   } catch (err) {
+    if (leaving) return; // the page is going: the reply stays "streaming", cut at the next load
     if (err.name === "AbortError") { reply.status = "stopped"; user.status = "ok"; announce("Stopped."); }
     else failure = err.message || String(err);
   }
@@ -430,15 +445,21 @@ function wire() {
   $("new-conv").onclick = app.newConversation;
   $("rename-conv").onclick = () => sidebar.rename(app.current.id);
   $("delete-conv").onclick = () => sidebar.remove(app.current.id);
-  $("export-json").onclick = () => { closeMenu(); download(fileName(app.current, "json"), app.current); };
-  $("export-md").onclick = () => { closeMenu(); download(fileName(app.current, "md"),
+  $("export-json").onclick = () => { closeMenu(true); download(fileName(app.current, "json"), app.current); };
+  $("export-md").onclick = () => { closeMenu(true); download(fileName(app.current, "md"),
     `# ${app.current.title}\n\n` + T.path(app.current).map((m) => `**${m.role}:**\n\n${m.content}\n`).join("\n"),
     "text/markdown"); };
-  const closeMenu = () => { $("export-menu").open = false; };
+  // The Export menu closes on a choice (focus back on its button), Escape, a click elsewhere
+  // and a Tab out of it.
+  const closeMenu = (refocus) => {
+    $("export-menu").open = false;
+    if (refocus) $("export-menu").querySelector("summary").focus();
+  };
   $("export-menu").addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && $("export-menu").open) {
-      e.stopPropagation(); closeMenu(); $("export-menu").querySelector("summary").focus();
-    }
+    if (e.key === "Escape" && $("export-menu").open) { e.stopPropagation(); closeMenu(true); }
+  });
+  $("export-menu").addEventListener("focusout", (e) => {
+    if (e.relatedTarget && !$("export-menu").contains(e.relatedTarget)) closeMenu();
   });
   document.addEventListener("click", (e) => { if (!e.target.closest("#export-menu")) closeMenu(); });
   $("export-all").onclick = exportAll;

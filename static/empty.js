@@ -1,5 +1,5 @@
 // What a new conversation shows: which model answers, and a few ways to start (each example
-// is sent as the first message).
+// is sent as the first message; a draft already typed stays in the composer).
 import { $, button, el } from "./ui.js";
 
 const EXAMPLES = [
@@ -15,7 +15,12 @@ export function emptyState(model) {
     : "Your conversations stay in this browser."));
   const grid = el("div", "examples");
   for (const [hint, text] of EXAMPLES) {
-    const b = button(grid, "", () => { $("input").value = text; $("composer").requestSubmit(); }, `${hint}: ${text}`);
+    const b = button(grid, "", () => {
+      const draft = $("input").value; // the submit reads the example at once; a draft stays
+      $("input").value = text;
+      $("composer").requestSubmit();
+      if (draft.trim()) $("input").value = draft;
+    }, `${hint}: ${text}`);
     b.append(el("span", "hint", hint), el("span", "", text));
   }
   div.appendChild(grid);

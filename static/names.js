@@ -1,13 +1,21 @@
 // The names a conversation gets: a title from its first message, and file names for exports.
+// Both count user-perceived characters (grapheme clusters: an emoji family, a letter with its
+// accents), so a cut never splits one.
+const graphemes = (text) => typeof Intl !== "undefined" && Intl.Segmenter
+  ? Array.from(new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text), (s) => s.segment)
+  : Array.from(text);
+
 // A title: at most 40 characters, cut at a word where there is one.
 export function titleFrom(text) {
-  const chars = Array.from(text.trim().replace(/\s+/g, " "));
+  const chars = graphemes(text.trim().replace(/\s+/g, " "));
   if (chars.length <= 40) return chars.join("");
   const head = chars.slice(0, 40).join(""), space = head.lastIndexOf(" ");
   return (space >= 20 ? head.slice(0, space) : head).replace(/[\s.,;:!?-]+$/u, "") + "…";
 }
-// A file name from the title: its letters and digits (any script), joined by dashes.
+// A file name from the title: its words (letters with their marks, digits; any script), joined
+// by dashes.
 export function fileName(conv, ext) {
-  const slug = (conv.title.match(/[\p{L}\p{N}]+/gu) || []).join("-").slice(0, 60);
+  const words = conv.title.normalize("NFC").match(/[\p{L}\p{M}\p{N}]+/gu) || [];
+  const slug = graphemes(words.join("-")).slice(0, 60).join("").replace(/-+$/, "");
   return `${slug || "conversation"}.${ext}`;
 }

@@ -42,8 +42,14 @@ export function initSettings(app) {
     "set-max-turns": (s) => { s.max_turns = Math.round(num("set-max-turns", s.max_turns)); },
     "set-max-new": (s) => { s.max_new_tokens = Math.round(num("set-max-new", s.max_new_tokens)); },
     "set-temperature": (s) => {
-      const raw = $("set-temperature").value.trim(), v = Number(raw);
-      s.temperature = raw === "" || !Number.isFinite(v) ? null : Math.min(5, Math.max(0, v));
+      const input = $("set-temperature"), raw = input.value.trim(), v = Number(raw);
+      if (input.validity.badInput || (raw !== "" && !(v >= 0 && v <= 5))) { // "1,5", "7": said, not saved
+        input.setCustomValidity("A number from 0 to 5 (0: greedy), or empty for the model's default.");
+        input.reportValidity();
+        return false;
+      }
+      input.setCustomValidity("");
+      s.temperature = raw === "" ? null : v;
       s.temperature_chosen = true;
     },
     "set-system": (s) => { s.system = $("set-system").value; },
@@ -55,8 +61,7 @@ export function initSettings(app) {
   function readSettings(event) {
     const read = READERS[event.target.id];
     if (!read) return;
-    read(app.current.settings);
-    app.save();
+    if (read(app.current.settings) !== false) app.save();
   }
 
   $("settings").addEventListener("change", readSettings);

@@ -4,6 +4,7 @@ the layout rules behind them checked on the rendered page."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -109,6 +110,14 @@ def test_titles_exports_and_search_hits_read_well(context, live):
         page.click("#export-md")
     assert info.value.suggested_filename == "Please-tell-me-everything-about-the.md"
     expect(page.locator("#export-md")).to_be_hidden()  # the menu closed after the choice
+    # names count what a reader sees as one character: an emoji family, a letter and its marks
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    got = page.evaluate("""async ([family, accents, emoji]) => {
+      const N = await import("/static/names.js");
+      return [N.titleFrom(family.repeat(45)), N.fileName({title: accents}, "md"),
+              N.fileName({title: emoji.repeat(70)}, "json")]; }""",
+                        [family, "Cafe\u0301 nai\u0308ve नमस्ते", "\U0001f600"])
+    assert got == [family * 40 + "…", "Café-naïve-नमस्ते.md", "conversation.json"]
 
     page.evaluate("""() => { const S = window.MnemoStore, c = S.create({}); c.title = "Notes";
       c.messages.push({id: "n1", role: "user", status: "ok", content:
@@ -132,3 +141,55 @@ def test_a_reply_cut_by_a_reload_is_marked_cut_at_once(context, live, app, monke
     assert page.locator("[aria-busy='true']").count() == 0
     stored = page.evaluate("window.MnemoStore.list()")[0]["messages"]
     assert [m["status"] for m in stored] == ["ok", "stopped"]
+
+
+def test_a_duplicated_tab_leaves_the_live_reply_alone(context, live, app, monkeypatch):
+    """A duplicate copies the tab's sessionStorage (its name with it) while the tab writes on:
+    the copy must not take the live reply for its own and mark it cut."""
+    page = mid_reply(context, live, app, monkeypatch, chars=3)
+    name = page.evaluate("sessionStorage.getItem('mnemo.tab')")
+    copy = context.new_page()
+    copy.add_init_script(f"sessionStorage.setItem('mnemo.tab', {json.dumps(name)})")
+    copy.goto(live.url)
+    expect(copy.locator(".msg.assistant")).to_have_count(1)
+    assert "cut short" not in copy.locator(".msg.assistant .meta").inner_text()
+    assert copy.evaluate("sessionStorage.getItem('mnemo.tab')") != name
+    stored = copy.evaluate("window.MnemoStore.list()")[0]["messages"]
+    assert stored[1]["status"] == "streaming"
+
+
+def test_examples_menus_and_the_temperature_field_keep_what_was_typed(context, live):
+    page = open_page(context, live.url)
+    # an example is sent, and a draft typed before it stays in the composer
+    page.fill("#input", "my half-written thought")
+    page.locator(".examples button").first.click()
+    expect(page.locator(".msg.user")).to_have_count(1)
+    assert page.locator(".msg.user").inner_text().strip().startswith("Explain")
+    expect(page.locator("#input")).to_have_value("my half-written thought")
+    page.wait_for_function("() => !document.querySelector('#send').disabled")
+
+    # the Export menu: a choice puts focus back on its button; a Tab out of it closes it
+    menu = page.locator("#export-menu")
+    menu.locator("summary").click()
+    with page.expect_download():
+        page.click("#export-json")
+    assert page.evaluate("document.activeElement === document.querySelector('#export-menu summary')")
+    menu.locator("summary").click()
+    page.focus("#export-md")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.locator("#export-md")).to_be_hidden()
+
+    # the temperature: a value out of range is said, and the saved one stays
+    page.click("#toggle-settings")
+    page.fill("#set-temperature", "0.5")
+    page.dispatch_event("#set-temperature", "change")
+    page.fill("#set-temperature", "7")
+    page.dispatch_event("#set-temperature", "change")
+    assert page.evaluate("document.querySelector('#set-temperature').validationMessage")
+    assert page.evaluate("window.MnemoStore.list()")[0]["settings"]["temperature"] == 0.5
+    page.fill("#set-temperature", "")
+    page.dispatch_event("#set-temperature", "change")
+    assert page.evaluate("document.querySelector('#set-temperature').validationMessage") == ""
+    assert page.evaluate("window.MnemoStore.list()")[0]["settings"]["temperature"] is None
+    assert page.errors == []
