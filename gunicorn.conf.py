@@ -52,8 +52,16 @@ def on_starting(server):
     """The thread and worker counts as finally set (the command line counts too)."""
     _check_threads(server.cfg.threads)
     _check_admin(server.cfg.workers)
-    # The start line's URL is where gunicorn listens, a -b on the command line included.
-    os.environ["MNEMO_BIND"] = server.cfg.bind[0]
+
+
+def when_ready(server):
+    """The ready line's address is where gunicorn really listens (set before the workers fork):
+    a -b on the command line, a port 0 the system chose, a unix socket."""
+    sock = server.LISTENERS[0].sock
+    address = sock.getsockname()
+    os.environ["MNEMO_BIND"] = (f"unix:{address}" if isinstance(address, str)
+                                else f"{address[0]}:{address[1]}" if sock.family == 2
+                                else f"[{address[0]}]:{address[1]}")
 
 
 # gthread workers heartbeat from their main thread, so `timeout` only catches a hung worker;

@@ -11,7 +11,7 @@ from .admission import CpuGate, yield_to_engine
 from .config import Settings
 from .engine import Engine
 from .errors import register_error_handlers
-from .lifecycle import init_drain
+from .lifecycle import announce_ready, init_drain
 from .memory import Memory
 from .metrics import init_metrics
 from .openai_schema import OpenAISchemas
@@ -67,7 +67,11 @@ def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool 
     if settings.engine_url:  # a remote engine generates; this process is its front
         from .remote import RemoteEngine
 
-        RemoteEngine(settings).init_app(app)
+        RemoteEngine.check_presets(presets.values())
+        backend = RemoteEngine(settings)
     else:
-        Engine(settings, freeze_start=freeze_start).init_app(app)
+        backend = Engine(settings, freeze_start=freeze_start)
+    app.extensions["engine"] = backend
+    backend.start()
+    announce_ready(backend)
     return app

@@ -31,6 +31,10 @@ class Backend:
         self.prompts: PromptBuilder | None = None
         self._prompt_lock = threading.Lock()
 
+    def use_tokenizer(self, tokenizer) -> None:
+        """The model's tokenizer, once loaded: prompts are rendered here, in the front."""
+        self.prompts = PromptBuilder(tokenizer)
+
     # -- what a subclass provides ---------------------------------------------------------
     @property
     def model_id(self) -> str:

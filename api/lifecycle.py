@@ -10,6 +10,7 @@ once the in-flight requests are done or ``graceful_timeout`` has passed.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import time
@@ -108,3 +109,14 @@ def stop_engine(worker) -> None:
     engine = wsgi.extensions.get("engine") if hasattr(wsgi, "extensions") else None
     if engine is not None:
         engine.stop()
+
+
+def announce_ready(backend) -> None:
+    """Log where to go once ``backend`` can serve: one line, the address gunicorn listens on
+    (``MNEMO_BIND``, set by gunicorn.conf.py once it has bound) and what serves."""
+    def wait() -> None:
+        backend.ready.wait()
+        log.info("ready: open http://%s/ (%s)", os.environ.get("MNEMO_BIND", "127.0.0.1:8000"),
+                 backend.describe())
+
+    threading.Thread(target=wait, name="mnemo-ready", daemon=True).start()

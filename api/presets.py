@@ -20,6 +20,7 @@ from pathlib import Path
 from marshmallow import Schema, ValidationError
 
 from .config import ConfigError, Settings
+from .fields import generation_fields  # the same field rules as a request's
 
 DEFAULT_SUMMARY_INSTRUCTION = (
     "You summarise conversations. Write a short summary of the conversation below in the third "
@@ -63,8 +64,6 @@ def builtin_dir() -> Path:
 
 def load_presets(settings: Settings) -> dict[str, Preset]:
     """Read every ``*.toml`` and ``*.json`` file of the presets directory; validate each."""
-    from .fields import generation_fields  # the same field rules as a request's
-
     directory = Path(settings.presets_dir) if settings.presets_dir else builtin_dir()
     if not directory.is_dir():
         raise ConfigError(f"MNEMO_PRESETS_DIR: {str(directory)!r} is not a directory")

@@ -35,6 +35,7 @@ from .exceptions import (
     UnsupportedByEngine,
     ValidationFailed,
 )
+from .memory import compaction
 from .memory.selection import MIN_RELEVANCE, exchanges
 from .memory.summary import Summary, split
 from .types import Chunk, Prompt, SamplingParams, Usage
@@ -435,10 +436,19 @@ def merged(gens: list[Generation]) -> Iterator[tuple[int, Chunk]]:
                 gen.handle.cancel()
 
 
+def summariser() -> compaction.Summariser:
+    """Compaction's tools, bound to this request (its tenant, its signer's holder)."""
+    signer, principal = current_app.extensions["memory"].signer, holder()
+    return compaction.Summariser(
+        backend=engine(),
+        generate=lambda ids, params: Generation(ids, params, None, summary=True).join(),
+        cpu_work=cpu_work, sign=lambda made, messages, name: signer.sign(made, messages, name,
+                                                                          principal),
+        tenant=tenant(), max_message_chars=current_app.config["MNEMO"].max_message_chars)
+
+
 def after_reply(req: ChatRequest, prepared: Prepared, gen: Generation) -> dict:
     """Compact after the reply's last token: ``{"compaction": {...}, "summary"?: {...}}``."""
-    from .memory import compaction
-
     if not req.compact:
         return {"compaction": {"status": "off"}}
     if gen.finish_reason == "cancelled":
@@ -446,7 +456,7 @@ def after_reply(req: ChatRequest, prepared: Prepared, gen: Generation) -> dict:
     if req.continue_reply:
         return {"compaction": {"status": "not_needed", "reason": "a continuation: the reply is "
                                                                   "not whole here"}}
-    return compaction.compact_if_due(req, prepared)
+    return compaction.compact_if_due(req, prepared, summariser())
 
 
 def event_stream(events: Iterator[str], gen: Generation, on_error: Callable[[MnemoError], str],

@@ -109,3 +109,33 @@ def test_100_concurrent_streams_with_a_queue_of_8_get_only_200_or_429(smol_dir, 
         # Healthy afterwards, and the next request gets the same answer.
         with post_json(url + "/api/chat", hello) as resp:
             assert json.load(resp)["message"]["content"] == expected
+
+
+def test_the_ready_line_names_the_address_gunicorn_listens_on(tiny_dir, tmp_path):
+    """Bound to port 0 (the system picks one), the start's last line is a URL that answers."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    env = {**os.environ, "MNEMO_MODEL": str(tiny_dir), "MNEMO_BIND": "127.0.0.1:0",
+           "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_ADAPTERS": ""}
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        seen = []
+        for line in proc.stdout:  # ends if the server dies before it is ready
+            seen.append(line)
+            found = re.search(r"ready: open (http://127\.0\.0\.1:(\d+)/) \(model ", line)
+            if found:
+                break
+        assert found, "".join(seen)
+        assert found.group(2) != "0"
+        with urllib.request.urlopen(found.group(1) + "readyz", timeout=10) as resp:
+            assert resp.status == 200
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)

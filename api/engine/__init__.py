@@ -1,8 +1,8 @@
-"""The model engine as a Flask extension: ``app.extensions["engine"]``, one per process.
+"""The embedded engine: the model in this process, one per process; it knows nothing of HTTP.
 
-The model loads in a background thread started by ``init_app`` (so under gunicorn it loads in
-each worker after the fork, never in the master), and ``/readyz`` answers 503 until it has
-loaded and warmed up. Requests reach the model only through ``submit``.
+The model loads in a background thread started by ``start`` (the app factory calls it, so under
+gunicorn it loads in each worker after the fork, never in the master), and ``ready`` is set
+once it has loaded and warmed up. Requests reach the model only through ``submit``.
 """
 
 from __future__ import annotations
@@ -10,18 +10,15 @@ from __future__ import annotations
 import atexit
 import gc
 import logging
-import os
 import threading
 import weakref
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
-from flask import Flask
-
 from ..backend import Backend
 from ..config import Settings
 from ..exceptions import AdapterConflict, AdapterInvalid, UnknownAdapter
-from ..prompt import PromptBuilder
+from ..types import SamplingParams
 from .adapters import Adapter, Registry, base_digest, confine, inspect, read_weights
 from .loader import Loaded, load
 from .request import GenRequest, Handle
@@ -45,8 +42,8 @@ class Engine(Backend):
         self._admin_lock = threading.Lock()  # one load or unload at a time
         self.fault: str | None = None  # why a ready engine stopped serving (``_check_base``)
 
-    def init_app(self, app: Flask) -> None:
-        app.extensions["engine"] = self
+    def start(self) -> None:
+        """Load the model in the background; ``ready`` is set when it can serve."""
         threading.Thread(target=self._start, name="mnemo-load", daemon=True).start()
         # A generation thread still inside torch when the interpreter shuts down aborts the
         # process (SIGABRT, "terminate called without an active exception"), so it is stopped
@@ -88,12 +85,13 @@ class Engine(Backend):
             if was_on or self.freeze_start:
                 gc.enable()
         if self.load_error is None:
-            bind = os.environ.get("MNEMO_BIND", "127.0.0.1:8000")
-            log.info("ready: open http://%s/ (model %s on %s, %s, quantize %s, context %d, "
-                     "adapters %s)", bind, self.loaded.model_id, self.loaded.device,
-                     str(self.loaded.dtype).removeprefix("torch."), self.loaded.quantize,
-                     self.loaded.context_window, ", ".join(self.loaded.adapters) or "none")
             self.ready.set()
+
+    def describe(self) -> str:
+        m = self.loaded
+        return (f"model {m.model_id} on {m.device}, {str(m.dtype).removeprefix('torch.')}, "
+                f"quantize {m.quantize}, context {m.context_window}, adapters "
+                f"{', '.join(m.adapters) or 'none'}")
 
     def _load(self) -> None:
         self.loaded = load(self.settings)
@@ -101,7 +99,7 @@ class Engine(Backend):
             self.registry.next_key(name)
             self.registry.add(Adapter(name, name, self.settings.adapters[name], spec.rank,
                                       spec.targets, "settings"))
-        self.prompts = PromptBuilder(self.loaded.tokenizer)
+        self.use_tokenizer(self.loaded.tokenizer)
         self.scheduler = Scheduler(
             self.loaded, max_batch_size=self.settings.max_batch_size,
             max_queue=self.settings.max_queue,
@@ -114,8 +112,6 @@ class Engine(Backend):
             self._warm_up()
 
     def _warm_up(self) -> None:
-        from ..types import SamplingParams
-
         ids = self.loaded.tokenizer("Hello", add_special_tokens=False)["input_ids"]
         for _chunk in self.scheduler.submit(GenRequest(ids, SamplingParams(max_new_tokens=2))):
             pass

@@ -39,6 +39,7 @@ from pathlib import Path
 import torch
 
 from ..exceptions import AdapterConflict, AdapterInvalid, AdapterNotFound
+from .quantize import QuantLinear
 
 CONFIG, WEIGHTS = "adapter_config.json", "adapter_model.safetensors"
 
@@ -289,8 +290,6 @@ _PLAIN = (dict, list, set, collections.OrderedDict)  # copied by their construct
 def _linear_layers(model) -> dict:
     """The model's linear layers by name (inside a LoRA wrapper, the layer it wraps; a
     quantized layer counts: adapters loaded at start wrap it)."""
-    from .quantize import QuantLinear
-
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     out = {}
     for name, module in base.named_modules():

@@ -33,6 +33,7 @@ from ..config import ConfigError, Settings
 from . import batch as kvbatch
 from . import native
 from .lean import LeanForward
+from .malloc import release_freed_memory
 from .quantize import quantize
 from .store import Store
 
@@ -119,8 +120,6 @@ def _draft_forward(source: str, settings: Settings, model) -> LeanForward:
     """The model's weights at int4 (the stored quantized layers of an earlier start where there
     are some), sharing the float model's embedding table, under a lean forward of their own."""
     from transformers import AutoModelForCausalLM
-
-    from .loader import release_freed_memory
 
     draft = AutoModelForCausalLM.from_pretrained(source, dtype=torch.float32).eval()
     quantize(draft, "int4", Store.of(Path(source), "int4", Path(settings.cache_dir)))

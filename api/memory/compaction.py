@@ -11,7 +11,10 @@ replaces nothing: the reply says so, and the client keeps its old summary and it
 
 from __future__ import annotations
 
-from flask import current_app
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
 
 from ..exceptions import ContextLengthExceeded, MnemoError
 from ..types import SamplingParams
@@ -23,7 +26,19 @@ SUMMARY_SHARE = 0.25  # a summary may take at most this share of the context win
 _OVERHEAD = 8  # template tokens per message, an upper bound for chat templates like ChatML
 
 
-def compact_if_due(req, prepared) -> dict:
+@dataclass(frozen=True)
+class Summariser:
+    """What compaction needs from the request it runs in (``service.summariser`` builds it):
+    no Flask request is needed here."""
+    backend: Any  # counts, renders and truncates tokens (``backend.Backend``)
+    generate: Callable[[list[int], SamplingParams], Any]  # the joined generation (text, usage)
+    cpu_work: Callable[[], AbstractContextManager]  # admission for this request's CPU work
+    sign: Callable[[sm.Summary, list[dict], str], str]  # the signature, bound to the caller
+    tenant: str | None  # whose cached prefixes the summary prompt may use
+    max_message_chars: int
+
+
+def compact_if_due(req, prepared, tools: Summariser) -> dict:
     """Compact when the history nears its budget or lost content; see ``summary.fold_until``.
     Judged on the prompt recency alone makes: recall fills the budget with older exchanges
     every turn, and those stay reachable whatever the summary covers."""
@@ -35,24 +50,22 @@ def compact_if_due(req, prepared) -> dict:
     if covers is None:
         return {"compaction": {"status": "not_needed"}}
     signed = bool(prepared.summary_report and prepared.summary_report["signed"])
-    return summarize(messages, covers, prepared.summary, req.preset, previous_signed=signed)
+    return summarize(messages, covers, prepared.summary, req.preset, tools, previous_signed=signed)
 
 
-def summarize(messages: list[dict], until: int, previous: sm.Summary | None, preset, *,
-              previous_signed: bool) -> dict:
+def summarize(messages: list[dict], until: int, previous: sm.Summary | None, preset,
+              tools: Summariser, *, previous_signed: bool) -> dict:
     """Fold ``messages[previous.covers:until]`` (pins excepted), oldest first and as far as the
     summariser can read at once, into ``previous``; return ``{"compaction", "summary"}``, or a
     failed compaction and no summary."""
-    from ..service import Generation, cpu_work, engine, holder, tenant
-
-    eng = engine()
+    eng = tools.backend
     start = previous.covers if previous else 0
     prose_before = sm.split(previous.text)[0] if previous else ""
     system = preset.summary_instruction
     if prose_before:
         system += "\n\nThe summary so far:\n" + prose_before
     try:
-        with cpu_work():
+        with tools.cpu_work():
             covers, blocker = _readable_until(messages, start, until, eng, system,
                                               preset.summary_max_tokens)
     except MnemoError as err:  # no room to work now (a full queue): a later turn folds it
@@ -71,11 +84,11 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
         return {"compaction": {"status": "not_needed", "reason": "nothing to fold but pins"}}
     params = SamplingParams(max_new_tokens=preset.summary_max_tokens, repetition_penalty=1.1)
     try:
-        with cpu_work():
+        with tools.cpu_work():
             prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}],
                                       system=system, max_new_tokens=params.max_new_tokens,
-                                      max_turns=None, tenant=tenant())
-        gen = Generation(prompt.ids, params, None, summary=True).join()
+                                      max_turns=None, tenant=tools.tenant)
+        gen = tools.generate(prompt.ids, params)
     except ContextLengthExceeded as err:
         return _failed(f"the summary prompt does not fit: {err.message}")
     except MnemoError as err:
@@ -88,15 +101,14 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     prose = sm.clean_prose(gen.text)
     if not prose:
         return _failed("the model returned an empty summary")
-    text = _fit(prose, eng)
+    text = _fit(prose, eng, tools.max_message_chars)
     made = sm.Summary(text, covers, None, kept)
     compaction = {"status": "ok", "covers": covers, "folded": len(folded),
                   "read": {"messages": len(folded), "tokens": len(prompt.ids)},
                   "input_dropped": 0, "usage": gen.usage.as_dict(),
                   "signed": previous is None or previous_signed}
     if compaction["signed"]:
-        made = sm.Summary(text, covers, current_app.extensions["memory"].signer.sign(
-            made, messages, preset.name, holder()), kept)
+        made = sm.Summary(text, covers, tools.sign(made, messages, preset.name), kept)
     else:
         compaction["reason"] = ("built on a summary this server did not sign, so it is not "
                                 "signed either (it is placed as plain context)")
@@ -124,14 +136,13 @@ def _readable_until(messages: list[dict], start: int, until: int, eng, system: s
     return until, None
 
 
-def _fit(prose: str, eng) -> str:
+def _fit(prose: str, eng, max_chars: int) -> str:
     """The summary within ``SUMMARY_SHARE`` of the window and the message length limit, cut on
     token boundaries."""
-    settings = current_app.config["MNEMO"]
     room = max(1, int(SUMMARY_SHARE * eng.context_window))
     while True:
         text = eng.truncate_tokens(prose, room).strip() or prose.split()[0]
-        if len(text) <= settings.max_message_chars or room == 1:
+        if len(text) <= max_chars or room == 1:
             return text
         room = room * 3 // 4 or 1
 

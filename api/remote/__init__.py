@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import socket
 import threading
 import time
@@ -36,7 +35,6 @@ from ..exceptions import (
     Overloaded,
     UnsupportedByEngine,
 )
-from ..prompt import PromptBuilder
 from ..types import Chunk, SamplingParams, Usage
 from .wire import WIRES, LlamaCppWire, OpenAIWire, Served
 
@@ -118,17 +116,20 @@ class RemoteEngine(Backend):
         return f"the remote engine at {self.url} ({wire})"
 
     # -- start ---------------------------------------------------------------------------
-    def init_app(self, app) -> None:
-        """Load the tokenizer and check the remote; a remote that answers with another
-        tokenizer stops the start (ConfigError). One that does not answer yet is waited for."""
-        app.extensions["engine"] = self
-        for preset in app.extensions.get("presets", {}).values():
+    @staticmethod
+    def check_presets(presets) -> None:
+        """Say which presets ask for what a remote engine does not offer."""
+        for preset in presets:
             unsupported = [k for k in ("num_beams", "no_repeat_ngram_size")
                            if (preset.generation.get(k) or 0) > (1 if k == "num_beams" else 0)]
             if unsupported:
                 log.warning("preset %r sets %s, which a remote engine does not offer: its "
                             "requests will be refused (400 unsupported_by_engine)",
                             preset.name, ", ".join(unsupported))
+
+    def start(self) -> None:
+        """Load the tokenizer and check the remote; a remote that answers with another
+        tokenizer stops the start (ConfigError). One that does not answer yet is waited for."""
         self._load_tokenizer()
         atexit.register(_close_at_exit, weakref.ref(self))
         try:
@@ -143,7 +144,7 @@ class RemoteEngine(Backend):
         from ..engine.loader import resolve_source
 
         source, self.local = resolve_source(self.settings)
-        self.prompts = PromptBuilder(AutoTokenizer.from_pretrained(source))
+        self.use_tokenizer(AutoTokenizer.from_pretrained(source))
         config = AutoConfig.from_pretrained(source)
         self._window = getattr(config, "max_position_embeddings", None)
 
@@ -186,10 +187,11 @@ class RemoteEngine(Backend):
                 f"at token {_first_difference(theirs or [], ours)}. Set MNEMO_MODEL to the "
                 "model the remote serves.")
         self.wire, self.served = wire, served
-        log.info("ready: open http://%s/ (front for %s: model %s, context window %d, "
-                 "adapters %s)", os.environ.get("MNEMO_BIND", "127.0.0.1:8000"), self.kind,
-                 served.model, self.context_window, ", ".join(served.adapters) or "none")
         self.ready.set()
+
+    def describe(self) -> str:
+        return (f"front for {self.kind}: model {self.served.model}, context window "
+                f"{self.context_window}, adapters {', '.join(self.served.adapters) or 'none'}")
 
     def _get(self, path: str):
         return self._json(self.client.get(path, timeout=5.0))

@@ -8,7 +8,17 @@ from flask import Blueprint, current_app, jsonify
 from ..errors import error_body
 from ..exceptions import ContextLengthExceeded, SummaryFailed, ValidationFailed
 from ..memory import compaction
-from ..service import after_reply, check_summary, engine, event_stream, prepare, read_json, sse, start
+from ..service import (
+    after_reply,
+    check_summary,
+    engine,
+    event_stream,
+    prepare,
+    read_json,
+    sse,
+    start,
+    summariser,
+)
 
 bp = Blueprint("chat", __name__, url_prefix="/api")
 
@@ -72,7 +82,7 @@ def summarize():
     previous, preset = req["summary"], req["preset"]
     signed = previous is not None and check_summary(previous, req["messages"], preset)
     result = compaction.summarize(req["messages"], req["covers"], previous, preset,
-                                  previous_signed=signed)
+                                  summariser(), previous_signed=signed)
     if result["compaction"].get("cause") == "too_long":
         raise ContextLengthExceeded("No summary was made: " + result["compaction"]["reason"],
                                     param="messages")

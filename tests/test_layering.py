@@ -1,0 +1,70 @@
+"""How the package hangs together, read from its source: no import circles (function-local
+imports count: they hide a circle, they do not remove it) and an engine that knows no HTTP."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+API = Path(__file__).resolve().parents[1] / "api"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(API.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path, modules: set[str]) -> set[str]:
+    """The api modules ``path`` imports anywhere in its body, except under TYPE_CHECKING."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+               and "TYPE_CHECKING" in ast.unparse(node.test) for n in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            subs = {f"{base}.{a.name}" for a in node.names} & modules
+            # ``from . import x``: the submodule x, not the package (unless x is a name in it)
+            found |= subs if subs and len(subs) == len(node.names) else subs | {base}
+    return {m for m in found if m in modules and m != name}
+
+
+def graph() -> dict[str, set[str]]:
+    files = {module_name(p): p for p in API.rglob("*.py")}
+    return {name: imports(path, set(files)) for name, path in files.items()}
+
+
+def test_no_module_of_api_imports_itself_round_a_circle():
+    edges = graph()
+    circles = []
+    for start in edges:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in edges[node]:
+                # a package's own __init__ reached from its submodules is no circle of theirs
+                if nxt == start and not start.startswith(node + "."):
+                    circles.append(trail + [nxt])
+                elif nxt not in seen and not start.startswith(nxt + "."):
+                    seen.add(nxt)
+                    stack.append((nxt, trail + [nxt]))
+    assert not circles, "\n".join(" -> ".join(c) for c in circles[:10])
+
+
+def test_the_engine_knows_no_http():
+    edges = graph()
+    for name, deps in edges.items():
+        if name.startswith("api.engine"):
+            text = (API.parent / (name.replace(".", "/") + ".py")).read_text() if (
+                API.parent / (name.replace(".", "/") + ".py")).exists() else ""
+            assert "flask" not in text.lower(), name
+            assert not {"api.service", "api.prompt", "api.routes", "api.errors"} & deps, name
