@@ -124,7 +124,7 @@ def model_generation(settings: Settings, gen_schema: Schema) -> dict:
             raise ValueError("it is not a JSON object")
         picked = {k: float(raw[k]) if k in FLOAT_KEYS and type(raw[k]) is int else raw[k]
                   for k in _MODEL_KEYS if k in raw and raw[k] is not None}
-    except (OSError, ValueError, OverflowError) as exc:
+    except (OSError, ValueError, OverflowError, RecursionError) as exc:
         log.warning("ignoring the model's generation_config.json: %s", exc)
         return {}
     if picked.get("do_sample") is not True or picked.get("temperature") == 0:

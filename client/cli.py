@@ -111,7 +111,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--adapter")
     p.add_argument("--max-turns", type=int)
     p.add_argument("--max-tokens", type=int, dest="max_new_tokens")
-    p.add_argument("--temperature", type=float,
+    p.add_argument("--temperature", type=temperature,
                    help="0: greedy; default: the model's recommended decoding")
     p.add_argument("--no-compact", action="store_true", help="no automatic summaries")
     p.add_argument("--recall", action="store_true",
@@ -123,6 +123,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--model", help="with --openai: the model name (default: the first listed)")
     p.add_argument("--import", dest="import_file", type=Path, help="import a page export, exit")
     return p.parse_args(argv)
+
+
+def temperature(value: str) -> float:
+    """A temperature from 0 (greedy) to 5, as the server takes it; anything else is refused."""
+    t = float(value)
+    if not 0 <= t <= 5:  # NaN too
+        raise ValueError(f"{value!r}: a temperature is from 0 to 5, or default")
+    return t
 
 
 def settings_from(args: argparse.Namespace) -> dict:
@@ -348,9 +356,7 @@ class Repl:
                 raise ValueError(f"unknown setting {key!r}")
             current = DEFAULTS[key]
             if key == "temperature":  # a number, or "default": the model's own
-                parsed = None if value.lower() == "default" else float(value)
-                if parsed is not None and not 0 <= parsed <= 5:
-                    raise ValueError("temperature is between 0 and 5, or default")
+                parsed = None if value.lower() == "default" else temperature(value)
             elif isinstance(current, bool):
                 if value.lower() not in ("1", "true", "on", "yes", "0", "false", "off", "no"):
                     raise ValueError(f"{key} is on or off")

@@ -314,9 +314,9 @@ async function reply(userId, cont) {
     }
     announce("Assistant: " + reply.content);
   } catch (err) {
-    if (leaving) return; // the page is going: the reply stays "streaming", cut at the next load
     if (err.name === "AbortError") { reply.status = "stopped"; user.status = "ok"; announce("Stopped."); }
-    else failure = err.message || String(err);
+    // a page that is going: the reply stays "streaming", marked cut at the next load
+    else if (!leaving) failure = err.message || String(err);
   }
   if (frame) cancelAnimationFrame(frame);
   clearInterval(beat);

@@ -31,6 +31,7 @@ export function initSettings(app) {
     $("set-max-new").value = s.max_new_tokens;
     const t = temperatureOf(s);
     $("set-temperature").value = t === null ? "" : t;
+    $("set-temperature").setCustomValidity("");
     $("set-system").value = s.system || "";
     $("set-apikey").value = localStorage.getItem(KEY) || "";
   }
