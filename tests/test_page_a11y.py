@@ -18,6 +18,8 @@ REPLY = (f"Sure:\n\n| {WIDE} |\n|{'---|' * 30}\n| {' | '.join('1' * 30)} |\n\n> 
 
 
 def violations(page) -> list[str]:
+    # what is fading in or out (the message actions, 0.12 s) has no settled contrast to check
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
     page.evaluate(AXE)  # evaluated through the devtools protocol: the page's CSP still holds
     result = page.evaluate("""async () => (await axe.run(document, {
         runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']},
