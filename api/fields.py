@@ -107,9 +107,8 @@ def generation_fields(settings: Settings) -> dict:
         "frequency_penalty": StrictFloat(validate=validate.Range(-2, 2), metadata=d(
             "OpenAI's: subtracted once per time the reply already holds the token.")),
         "echo_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False), metadata=d(
-            "Mnemo's repetition guard: repetition_penalty's rule over the reply's tokens and the "
-            "earlier replies' own, never over the user's or the system's words (which a reply "
-            "may need to quote). 1 turns it off; below 1 it rewards repeats. Default: the "
+            "Mnemo's repetition guard: repetition_penalty's rule over the reply's own tokens, "
+            "never over the prompt's (whose facts a reply may need to quote). 1 turns it off; below 1 it rewards repeats. Default: the "
             "preset's or the model's (the embedded model samples with 1.2), applied to sampled "
             "replies only unless the request names it.")),
         "stop": StopField(metadata=d("Up to 4 strings; generation ends before the first match.")),

@@ -370,16 +370,9 @@ def start(req: ChatRequest) -> tuple[Prepared, Generation]:
     return prepared, generation(prepared, req.params)
 
 
-def with_echo(prepared: Prepared, params: SamplingParams) -> SamplingParams:
-    """An echo guard weighs the earlier replies' own tokens, as this prompt holds them."""
-    if params.echo_penalty == 1.0:
-        return params
-    return replace(params, echo_ids=prepared.prompt.echo_ids)
-
-
 def generation(prepared: Prepared, params: SamplingParams) -> Generation:
     """Submit a prepared chat prompt."""
-    return Generation(prepared.prompt.ids, with_echo(prepared, params), prepared.adapter,
+    return Generation(prepared.prompt.ids, params, prepared.adapter,
                       dropped=prepared.prompt.report.dropped, affinity=prepared.affinity)
 
 
@@ -388,7 +381,6 @@ def generations(prepared: Prepared, params: SamplingParams, n: int) -> list[Gene
     prompt's KV through the prefix cache; the others are submitted once it has started, reuse
     that KV, and keep none of their own (the conversation's next turn builds on the first).
     A sampled choice ``i`` draws with ``seed + i`` when a seed is given."""
-    params = with_echo(prepared, params)
     first = Generation(prepared.prompt.ids, params, prepared.adapter,
                        dropped=prepared.prompt.report.dropped, affinity=prepared.affinity,
                        share_prompt=n > 1)

@@ -26,8 +26,8 @@ class SamplingParams:
     no_repeat_ngram_size: int = 0
     presence_penalty: float = 0.0  # OpenAI's: subtracted once from a token the reply holds
     frequency_penalty: float = 0.0  # ...and this, once per time the reply holds it
-    # Mnemo's: repetition_penalty's rule over the reply's tokens and the earlier replies' own
-    # (``echo_ids``, from the prompt), never over words the user or the system wrote
+    # Mnemo's: repetition_penalty's rule over the reply's own tokens, never the prompt's; plus
+    # ``echo_ids`` if a caller sets them (the service does not: measured, it cost quoted facts)
     echo_penalty: float = 1.0
     echo_ids: frozenset[int] = frozenset()
     stop: tuple[str, ...] = ()
@@ -61,8 +61,8 @@ class Prompt:
     max_new_tokens: int
     costs: tuple[int | None, ...] = ()  # each message's tokens as measured (None: not measured)
     shortened: dict[int, str] | None = None  # with the text: each reply cut short, as sent
-    # tokens of the earlier replies it holds that no user, tool or system text holds (the
-    # tokens ``echo_penalty`` weighs against, beside the reply's own)
+    # tokens of the earlier replies it holds that no user, tool or system text holds (weighing
+    # them in ``echo_penalty`` halved echoes but cost quoted facts: docs/benchmarks.md)
     echo_ids: frozenset[int] = frozenset()
 
 
