@@ -101,7 +101,7 @@ class CpuGate:
             with self._lock:
                 if self.waiting >= self.max_waiting:
                     raise Overloaded(f"{self.waiting} requests are waiting to prepare their "
-                                     "prompts; retry shortly.", headers={"Retry-After": "1"})
+                                     "prompts; retry shortly.", retry_after=1)
                 self.waiting += 1
             try:
                 got = self._slots.acquire(timeout=self.wait)
@@ -110,7 +110,7 @@ class CpuGate:
                     self.waiting -= 1
         if not got:
             raise Overloaded(f"No room to prepare the prompt within {self.wait:g} s; retry "
-                             "shortly.", headers={"Retry-After": "1"})
+                             "shortly.", retry_after=1)
         with self._lock:
             self.active += 1
         _local.admitted, _local.gate = True, self

@@ -89,7 +89,7 @@ class Backend:
     # -- shared ----------------------------------------------------------------------------
     def require_ready(self) -> None:
         if not self.ready.is_set():
-            raise NotReady(f"The model {self.not_ready_reason()}.", headers={"Retry-After": "5"})
+            raise NotReady(f"The model {self.not_ready_reason()}.", retry_after=5)
 
     def not_ready_reason(self) -> str:
         return "failed to load; see the server log" if self.load_error else "is still loading"

@@ -9,14 +9,59 @@ no traceback in the body) go through the same two shapes.
 from __future__ import annotations
 
 import logging
+import math
+from dataclasses import dataclass
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from .exceptions import MnemoError, UnknownAdapter
+from . import exceptions as ex
+from .exceptions import MnemoError
 
 log = logging.getLogger("mnemo")
 
+INVALID, SERVER = "invalid_request_error", "server_error"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one kind of error answers: its status, machine code and OpenAI error type;
+    ``openai_status`` and ``openai_code`` where ``/v1`` answers otherwise."""
+
+    status: int
+    code: str
+    openai_type: str = INVALID
+    openai_status: int | None = None
+    openai_code: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+# The one table from the domain's errors to HTTP. A class not here answers as its nearest
+# listed base: MnemoError itself as a 500.
+SHAPES: dict[type[MnemoError], Shape] = {
+    MnemoError: Shape(500, "internal_error", SERVER),
+    ex.ValidationFailed: Shape(400, "validation_error"),
+    ex.UnsupportedMediaType: Shape(415, "unsupported_media_type"),
+    ex.ContextLengthExceeded: Shape(400, "context_length_exceeded"),
+    ex.PresetLocked: Shape(400, "preset_locked"),
+    ex.InvalidSummary: Shape(400, "invalid_summary"),
+    # OpenAI answers an unknown model with 404 model_not_found
+    ex.UnknownAdapter: Shape(400, "unknown_adapter", openai_status=404, openai_code="model_not_found"),
+    ex.UnsupportedByEngine: Shape(400, "unsupported_by_engine"),
+    ex.EngineRefused: Shape(400, "engine_refused"),
+    ex.Unauthorized: Shape(401, "unauthorized", "authentication_error",
+                           headers=(("WWW-Authenticate", "Bearer"),)),
+    ex.AdapterNotFound: Shape(404, "adapter_not_found"),
+    ex.AdapterConflict: Shape(409, "adapter_exists"),
+    ex.AdapterInvalid: Shape(422, "adapter_invalid"),
+    ex.Overloaded: Shape(429, "overloaded", "rate_limit_error"),
+    ex.RateLimited: Shape(429, "rate_limited", "rate_limit_error"),
+    ex.NotReady: Shape(503, "not_ready", SERVER),
+    ex.GenerationFailed: Shape(503, "generation_failed", SERVER),
+    ex.EngineUnavailable: Shape(503, "engine_unavailable", SERVER),
+    ex.SummaryFailed: Shape(503, "summary_failed", SERVER),
+    ex.ShuttingDown: Shape(503, "shutting_down", SERVER),
+}
 
 # Werkzeug's errors by status: stable machine codes for the native shape.
 _HTTP_CODES = {
@@ -26,6 +71,21 @@ _HTTP_CODES = {
 }
 
 
+class HTTPFailure(MnemoError):
+    """One of Werkzeug's HTTP errors (404, 405, 413, ...), carrying its own shape."""
+
+    def __init__(self, message: str, shape: Shape):
+        super().__init__(message)
+        self.shape = shape
+
+
+def shape_of(err: MnemoError) -> Shape:
+    """The table's row for ``err``: its class's, or its nearest listed base's."""
+    if isinstance(err, HTTPFailure):
+        return err.shape
+    return next(SHAPES[cls] for cls in type(err).__mro__ if cls in SHAPES)
+
+
 def is_openai_path(path: str) -> bool:
     """Tell whether a path belongs to the OpenAI-compatible surface."""
     return path == "/v1" or path.startswith("/v1/")
@@ -33,45 +93,47 @@ def is_openai_path(path: str) -> bool:
 
 def error_body(err: MnemoError, openai: bool) -> dict:
     """Shape one error for the native or the OpenAI surface."""
+    shape = shape_of(err)
     if openai:
-        code = err.code
-        if isinstance(err, UnknownAdapter):
-            code = "model_not_found"
-        return {"error": {"message": err.message, "type": err.openai_type,
-                          "param": err.param, "code": code}}
-    body = {"code": err.code, "message": err.message, "status": err.status}
+        return {"error": {"message": err.message, "type": shape.openai_type,
+                          "param": err.param, "code": shape.openai_code or shape.code}}
+    body = {"code": shape.code, "message": err.message, "status": shape.status}
     if err.fields:
         body["fields"] = err.fields
     return {"error": body}
+
+
+def error_headers(err: MnemoError) -> dict[str, str]:
+    """The headers an error answers with: its row's, and ``Retry-After`` in whole seconds."""
+    headers = dict(shape_of(err).headers)
+    if err.retry_after is not None:
+        headers["Retry-After"] = str(max(1, math.ceil(err.retry_after)))
+    return headers
 
 
 def error_response(err: MnemoError, openai: bool | None = None) -> Response:
     """Turn a domain error into a JSON response for the current request's surface."""
     if openai is None:
         openai = is_openai_path(request.path)
-    status = err.status
-    if openai and isinstance(err, UnknownAdapter):
-        status = 404  # OpenAI answers an unknown model with 404 model_not_found
+    shape = shape_of(err)
     resp = jsonify(error_body(err, openai))
-    resp.status_code = status
-    resp.headers.update(err.headers)
+    resp.status_code = (shape.openai_status if openai else None) or shape.status
+    resp.headers.update(error_headers(err))
     return resp
 
 
 def _from_http(exc: HTTPException) -> MnemoError:
-    err = MnemoError(exc.description or exc.name)
-    err.status = exc.code or 500
-    err.code = _HTTP_CODES.get(err.status, "http_error")
-    err.openai_type = "invalid_request_error" if err.status < 500 else "server_error"
-    if exc.code == 413:
-        err.message = "The request body is larger than this server accepts (MNEMO_MAX_REQUEST_BYTES)."
-    elif exc.code == 404:
-        err.message = f"No route matches {request.path!r}."
-    elif exc.code == 405:
-        err.message = f"{request.method} is not allowed on {request.path!r}."
-    if exc.code == 405 and exc.valid_methods:
-        err.headers["Allow"] = ", ".join(exc.valid_methods)
-    return err
+    status = exc.code or 500
+    message = exc.description or exc.name
+    if status == 413:
+        message = "The request body is larger than this server accepts (MNEMO_MAX_REQUEST_BYTES)."
+    elif status == 404:
+        message = f"No route matches {request.path!r}."
+    elif status == 405:
+        message = f"{request.method} is not allowed on {request.path!r}."
+    allow = (("Allow", ", ".join(exc.valid_methods)),) if status == 405 and exc.valid_methods else ()
+    return HTTPFailure(message, Shape(status, _HTTP_CODES.get(status, "http_error"),
+                                      INVALID if status < 500 else SERVER, headers=allow))
 
 
 def register_error_handlers(app: Flask) -> None:

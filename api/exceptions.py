@@ -1,117 +1,115 @@
-"""The domain's exception tree. Pure: raised deep (trimming, engine), translated to HTTP in errors.py.
+"""The domain's exception tree. Pure: raised deep (trimming, engine, memory), with no HTTP in
+them; ``errors.py`` maps each class to its status, code and headers in one table.
 
-    MnemoError                      status, code, message (JSON error body)
-    ├── ValidationFailed            400 validation_error, with field paths
-    ├── ContextLengthExceeded       400 context_length_exceeded
-    ├── PresetLocked                400 preset_locked (a locked preset's prompt or setting)
-    ├── InvalidSummary              400 invalid_summary (unsigned or altered, where it must be signed)
-    ├── UnknownAdapter              400 unknown_adapter (404 model_not_found on /v1)
-    ├── UnsupportedByEngine         400 unsupported_by_engine (an option the remote engine lacks)
-    ├── EngineRefused               400 engine_refused (the remote engine refused the request)
-    ├── Unauthorized                401 unauthorized
-    ├── AdapterNotFound             404 adapter_not_found (admin API)
-    ├── AdapterConflict             409 adapter_exists (admin API: load without replace)
-    ├── AdapterInvalid              422 adapter_invalid (admin API: path, weights, shapes)
-    ├── Overloaded                  429 overloaded, with Retry-After
-    ├── RateLimited                 429 rate_limited, with Retry-After
-    ├── NotReady                    503 not_ready
-    ├── GenerationFailed            503 generation_failed (the model raised, e.g. out of memory)
-    ├── EngineUnavailable           503 engine_unavailable (the remote engine is down), Retry-After
-    ├── SummaryFailed               503 summary_failed (no summary made; nothing replaced)
-    └── ShuttingDown                503 shutting_down (draining after SIGTERM), with Retry-After
+    MnemoError                  anything that went wrong, said for the client
+    ├── ValidationFailed        the request is malformed, with field paths
+    ├── UnsupportedMediaType    the body is not JSON
+    ├── ContextLengthExceeded   what must be sent does not fit the context window
+    ├── PresetLocked            a locked preset's prompt or setting was changed
+    ├── InvalidSummary          a summary that must carry this server's signature does not
+    ├── UnknownAdapter          a request names an adapter (model) that is not served
+    ├── UnsupportedByEngine     an option the remote engine cannot honour
+    ├── EngineRefused           the remote engine refused the request
+    ├── Unauthorized            no valid key
+    ├── AdapterNotFound         the admin API names no loaded adapter
+    ├── AdapterConflict         an adapter of that name is loaded (or in use)
+    ├── AdapterInvalid          an adapter's path, weights or shapes do not fit
+    ├── Overloaded              too many requests wait already (retry_after)
+    ├── RateLimited             this client asked too often (retry_after)
+    ├── NotReady                the model is not loaded yet (retry_after)
+    ├── GenerationFailed        the model raised, e.g. out of memory
+    ├── EngineUnavailable       the remote engine is down (retry_after)
+    ├── SummaryFailed           no summary was made; nothing was replaced
+    └── ShuttingDown            draining after SIGTERM (retry_after)
 
+Every error carries a message for the client; ``fields`` (a field path -> messages) and
+``param`` name the input at fault, ``retry_after`` (seconds) says when trying again may work.
 """
 
 from __future__ import annotations
 
 
 class MnemoError(Exception):
-    status = 500
-    code = "internal_error"
-    openai_type = "server_error"
-
     def __init__(self, message: str, *, fields: dict | None = None, param: str | None = None,
-                 headers: dict | None = None):
+                 retry_after: float | None = None):
         super().__init__(message)
         self.message = message
         self.fields = fields
         self.param = param
-        self.headers = headers or {}
+        self.retry_after = retry_after
 
 
 class ValidationFailed(MnemoError):
-    status, code, openai_type = 400, "validation_error", "invalid_request_error"
+    pass
+
+
+class UnsupportedMediaType(MnemoError):
+    pass
 
 
 class ContextLengthExceeded(MnemoError):
-    status, code, openai_type = 400, "context_length_exceeded", "invalid_request_error"
-
-
-class UnknownAdapter(MnemoError):
-    status, code, openai_type = 400, "unknown_adapter", "invalid_request_error"
-
-
-class UnsupportedByEngine(MnemoError):
-    """An option that would change the reply, which the remote engine cannot honour."""
-    status, code, openai_type = 400, "unsupported_by_engine", "invalid_request_error"
-
-
-class EngineRefused(MnemoError):
-    """The remote engine answered the request with a 4xx of its own (not 429)."""
-    status, code, openai_type = 400, "engine_refused", "invalid_request_error"
-
-
-class AdapterNotFound(MnemoError):
-    status, code, openai_type = 404, "adapter_not_found", "invalid_request_error"
-
-
-class AdapterConflict(MnemoError):
-    status, code, openai_type = 409, "adapter_exists", "invalid_request_error"
-
-
-class AdapterInvalid(MnemoError):
-    status, code, openai_type = 422, "adapter_invalid", "invalid_request_error"
-
-
-class Unauthorized(MnemoError):
-    status, code, openai_type = 401, "unauthorized", "authentication_error"
-
-
-class Overloaded(MnemoError):
-    status, code, openai_type = 429, "overloaded", "rate_limit_error"
-
-
-class RateLimited(MnemoError):
-    status, code, openai_type = 429, "rate_limited", "rate_limit_error"
-
-
-class NotReady(MnemoError):
-    status, code, openai_type = 503, "not_ready", "server_error"
-
-
-class GenerationFailed(MnemoError):
-    status, code, openai_type = 503, "generation_failed", "server_error"
-
-
-class EngineUnavailable(MnemoError):
-    """The remote engine cannot be reached, or failed mid-reply."""
-    status, code, openai_type = 503, "engine_unavailable", "server_error"
-
-
-class ShuttingDown(MnemoError):
-    status, code, openai_type = 503, "shutting_down", "server_error"
+    pass
 
 
 class PresetLocked(MnemoError):
     """A client tried to change what a locked preset fixes (its system prompt or a setting)."""
-    status, code, openai_type = 400, "preset_locked", "invalid_request_error"
 
 
 class InvalidSummary(MnemoError):
     """A summary that must carry this server's signature does not (altered, or written elsewhere)."""
-    status, code, openai_type = 400, "invalid_summary", "invalid_request_error"
+
+
+class UnknownAdapter(MnemoError):
+    pass
+
+
+class UnsupportedByEngine(MnemoError):
+    """An option that would change the reply, which the remote engine cannot honour."""
+
+
+class EngineRefused(MnemoError):
+    """The remote engine answered the request with a 4xx of its own (not 429)."""
+
+
+class Unauthorized(MnemoError):
+    pass
+
+
+class AdapterNotFound(MnemoError):
+    pass
+
+
+class AdapterConflict(MnemoError):
+    pass
+
+
+class AdapterInvalid(MnemoError):
+    pass
+
+
+class Overloaded(MnemoError):
+    pass
+
+
+class RateLimited(MnemoError):
+    pass
+
+
+class NotReady(MnemoError):
+    pass
+
+
+class GenerationFailed(MnemoError):
+    pass
+
+
+class EngineUnavailable(MnemoError):
+    """The remote engine cannot be reached, or failed mid-reply."""
 
 
 class SummaryFailed(MnemoError):
     """The model could not make a summary (it failed, or returned nothing); nothing is replaced."""
-    status, code, openai_type = 503, "summary_failed", "server_error"
+
+
+class ShuttingDown(MnemoError):
+    pass

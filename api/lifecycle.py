@@ -77,7 +77,7 @@ def init_drain(app: Flask) -> Drain:
     def _refuse_while_draining():
         if drain.draining.is_set() and request.path not in ALWAYS_OPEN:
             raise ShuttingDown("The server is shutting down; retry on another instance or shortly.",
-                               headers={"Retry-After": "1"})
+                               retry_after=1)
 
     return drain
 

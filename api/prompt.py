@@ -293,18 +293,7 @@ class PromptBuilder:
             ids = ids + prefix_ids
             text = None if text is None else text + prefix
         return Prompt(ids=ids, text=text, report=plan, context_window=context_window,
-                      max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown,
-                      echo_ids=self._echo_ids(roles, sent, head_ids))
-
-    def _echo_ids(self, roles: list[str], sent: dict[int, list[int]],
-                  head_ids: list[list[int]]) -> frozenset[int]:
-        """The tokens of the replies sent that no other text sent holds: a reply that reuses
-        them echoes an earlier reply, where one that reuses the user's words may be quoting a
-        fact it was told."""
-        replies, others = set(), set(i for ids in head_ids for i in ids)
-        for i, ids in sent.items():
-            (replies if roles[i] == "assistant" else others).update(ids)
-        return frozenset(replies - others - set(self.tokenizer.all_special_ids))
+                      max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown)
 
     def _whole_characters(self, ids: list[int], cut: int) -> list[int]:
         """``ids`` (a reply's first ``cut`` tokens, then the mark) less the tokens at the cut

@@ -107,7 +107,7 @@ def register_security(app: Flask, settings: Settings) -> None:
         wait = failures.blocked(client)
         if wait:
             raise RateLimited("Too many failed authentications from this address; retry later.",
-                              headers={"Retry-After": str(int(wait) + 1)})
+                              retry_after=int(wait) + 1)
         token = bearer_token(request.headers.get("Authorization", ""))
         # Compare against every key, in constant time, so timing reveals nothing.
         matched = [hmac.compare_digest(token, key) for key in allowed]
@@ -116,9 +116,8 @@ def register_security(app: Flask, settings: Settings) -> None:
         wait = failures.take(client)
         if wait:
             raise RateLimited("Too many failed authentications from this address; retry later.",
-                              headers={"Retry-After": str(int(wait) + 1)})
-        raise Unauthorized("A valid API key is required: send 'Authorization: Bearer <key>'.",
-                           headers={"WWW-Authenticate": "Bearer"})
+                              retry_after=int(wait) + 1)
+        raise Unauthorized("A valid API key is required: send 'Authorization: Bearer <key>'.")
 
     @app.before_request
     def _guard():
@@ -146,7 +145,7 @@ def register_security(app: Flask, settings: Settings) -> None:
             wait = limiter.take(client)
             if wait:
                 raise RateLimited(f"Rate limit of {settings.rate_limit_per_minute} requests per minute "
-                                  "reached; retry later.", headers={"Retry-After": str(int(wait) + 1)})
+                                  "reached; retry later.", retry_after=int(wait) + 1)
         return None
 
     @app.after_request

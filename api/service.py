@@ -33,6 +33,7 @@ from .exceptions import (
     PresetLocked,
     UnknownAdapter,
     UnsupportedByEngine,
+    UnsupportedMediaType,
     ValidationFailed,
 )
 from .memory import compaction
@@ -48,9 +49,7 @@ def engine() -> Backend:
 def read_json() -> object:
     """Parse the body as JSON with messages a client can act on (415, 400)."""
     if not request.is_json:
-        err = MnemoError("Send the body as JSON with 'Content-Type: application/json'.")
-        err.status, err.code, err.openai_type = 415, "unsupported_media_type", "invalid_request_error"
-        raise err
+        raise UnsupportedMediaType("Send the body as JSON with 'Content-Type: application/json'.")
     raw = _body_bytes(current_app.config["MAX_CONTENT_LENGTH"])
     try:
         body = json.loads(raw)

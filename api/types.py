@@ -26,10 +26,10 @@ class SamplingParams:
     no_repeat_ngram_size: int = 0
     presence_penalty: float = 0.0  # OpenAI's: subtracted once from a token the reply holds
     frequency_penalty: float = 0.0  # ...and this, once per time the reply holds it
-    # Mnemo's: repetition_penalty's rule over the reply's own tokens, never the prompt's; plus
-    # ``echo_ids`` if a caller sets them (the service does not: measured, it cost quoted facts)
+    # Mnemo's: repetition_penalty's rule over the reply's own tokens, never the prompt's
+    # (weighing the earlier replies' tokens too halved echoes but cost quoted facts:
+    # docs/benchmarks.md)
     echo_penalty: float = 1.0
-    echo_ids: frozenset[int] = frozenset()
     stop: tuple[str, ...] = ()
     json_schema: str | None = None  # the reply must be JSON valid against it (api/structured.py)
     logprobs: int | None = None  # None: none; k: each token's log-probability and its k best
@@ -61,9 +61,6 @@ class Prompt:
     max_new_tokens: int
     costs: tuple[int | None, ...] = ()  # each message's tokens as measured (None: not measured)
     shortened: dict[int, str] | None = None  # with the text: each reply cut short, as sent
-    # tokens of the earlier replies it holds that no user, tool or system text holds (weighing
-    # them in ``echo_penalty`` halved echoes but cost quoted facts: docs/benchmarks.md)
-    echo_ids: frozenset[int] = frozenset()
 
 
 @dataclass

@@ -110,33 +110,15 @@ def test_presence_and_frequency_penalties_count_the_reply_only():
     assert not history_processors(SamplingParams(), prompt_len=3)  # nothing asked, nothing run
 
 
-def test_the_echo_penalty_weighs_the_reply_and_the_earlier_replies_only():
-    """Prompt 4 5 9 (5 and 9 appear in earlier replies only: the echo ids), reply 7: 5, 9 and 7
-    are divided by the penalty when positive and multiplied when negative; 4 (the user's)
-    and the rest keep their scores."""
+def test_the_echo_penalty_weighs_the_reply_only():
+    """Prompt 4 5 9, reply 7 5: 7 and 5 are divided by the penalty when positive and
+    multiplied when negative; 4 and 9 (the prompt's only) and the rest keep their scores."""
     import torch
 
     from api.engine.sampling import history_processors
     from api.types import SamplingParams
 
-    procs = history_processors(SamplingParams(echo_penalty=2.0, echo_ids=frozenset({5, 9})),
-                               prompt_len=3)
+    procs = history_processors(SamplingParams(echo_penalty=2.0), prompt_len=3)
     scores = torch.tensor([[1.0, 1, 1, 1, 1, 1, 1, -1, 1, 3]])
-    out = procs(torch.tensor([[4, 5, 9, 7]]), scores.clone())
-    assert out[0].tolist() == [1, 1, 1, 1, 1, 0.5, 1, -2, 1, 1.5]
-
-
-def test_echo_ids_are_the_earlier_replies_own_words(tokenizer):
-    """What a reply said that nobody else did is an echo to avoid; what the user or the system
-    said (a name, a fact) never is, even when a reply repeated it."""
-    from api.prompt import PromptBuilder
-
-    messages = [{"role": "user", "content": "My name is Alice."},
-                {"role": "assistant", "content": "Nice to meet you, Alice! Sunny weather today."},
-                {"role": "user", "content": "What is my name?"}]
-    prompt = PromptBuilder(tokenizer).build(messages, system="Be brief.", max_new_tokens=16,
-                                            context_window=8192, max_turns=10)
-    words = {tokenizer.decode([i]).strip() for i in prompt.echo_ids}
-    assert {"meet", "weather", "today"} <= words
-    assert not words & {"Alice", "name", "My", "Be", "brief"}
-    assert not prompt.echo_ids & set(tokenizer.all_special_ids)
+    out = procs(torch.tensor([[4, 5, 9, 7, 5]]), scores.clone())
+    assert out[0].tolist() == [1, 1, 1, 1, 1, 0.5, 1, -2, 1, 3]

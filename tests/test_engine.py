@@ -230,6 +230,7 @@ def test_out_of_memory_half_way_through_the_lean_forward_leaves_the_cache_whole(
         runs = [Run(engine, ids[t]) for t in expected]
     assert [r.result().text for r in runs] == list(expected.values())
     assert engine.scheduler.preemptions > before and engine.scheduler._inflight == 0
+    assert f"mnemo_preemptions_total {engine.scheduler.preemptions}" in engine.metric_lines()
 
 
 def test_store_fault_loses_only_the_cache_entry(engine, prompts, monkeypatch):

@@ -73,3 +73,22 @@ def test_the_engine_knows_no_http():
     for name in engine:
         assert "flask" not in paths[name].read_text(encoding="utf-8").lower(), name
         assert not {"api.service", "api.prompt", "api.routes", "api.errors"} & edges[name], name
+
+
+def test_domain_errors_carry_no_http_and_each_has_its_row():
+    """``api.exceptions`` names what went wrong; only ``api.errors`` knows statuses, and its
+    table has a row for every error class (none answers as a bare 500 by omission)."""
+    import inspect
+
+    from api import exceptions
+    from api.errors import SHAPES
+
+    tree = ast.parse((API / "exceptions.py").read_text(encoding="utf-8"))
+    assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                and (n.module or "") != "__future__"]
+    errors = [c for _n, c in inspect.getmembers(exceptions, inspect.isclass)
+              if issubclass(c, exceptions.MnemoError)]
+    assert len(errors) > 15 and set(errors) == set(SHAPES)
+    error = exceptions.Overloaded("full", retry_after=1)
+    assert not {"status", "code", "openai_type", "headers"} & (set(vars(error))
+                                                               | set(vars(type(error))))

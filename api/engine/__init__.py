@@ -139,7 +139,10 @@ class Engine(Backend):
             lines += ["# TYPE mnemo_prefix_cache_query_tokens_total counter",
                       f"mnemo_prefix_cache_query_tokens_total {sched.prefix.query_tokens}",
                       "# TYPE mnemo_prefix_cache_hit_tokens_total counter",
-                      f"mnemo_prefix_cache_hit_tokens_total {sched.prefix.hit_tokens}"]
+                      f"mnemo_prefix_cache_hit_tokens_total {sched.prefix.hit_tokens}",
+                      # running rows put back in the queue when the KV budget ran out
+                      "# TYPE mnemo_preemptions_total counter",
+                      f"mnemo_preemptions_total {sched.preemptions}"]
         draft = self.loaded.draft if self.loaded else None
         if draft is not None:  # read without the worker's lock: counters only grow
             lines += [

@@ -111,20 +111,22 @@ class PrefixCache:
 
     def _evict_one(self) -> None:
         """The least recently used entry of the tenant that holds the most bytes."""
-        held: dict[str | None, int] = {}
-        for entry_owner, _stored, kv in self._entries.values():
-            held[entry_owner[0]] = held.get(entry_owner[0], 0) + kv.nbytes
+        held = self._held()
         greedy = max(held, key=held.__getitem__)
         key = next(k for k, (o, _s, _kv) in self._entries.items() if o[0] == greedy)
         _owner, _stored, old = self._entries.pop(key)
         self.bytes -= old.nbytes
 
     def bytes_by_tenant(self) -> dict[str | None, int]:
+        """The bytes each tenant (API key) holds: what eviction weighs."""
         with self._lock:
-            out: dict[str | None, int] = {}
-            for owner, _stored, kv in self._entries.values():
-                out[owner[0]] = out.get(owner[0], 0) + kv.nbytes
-            return out
+            return self._held()
+
+    def _held(self) -> dict[str | None, int]:
+        held: dict[str | None, int] = {}
+        for owner, _stored, kv in self._entries.values():
+            held[owner[0]] = held.get(owner[0], 0) + kv.nbytes
+        return held
 
     def drop_adapter(self, adapter: str) -> None:
         """Forget every entry computed with ``adapter`` (it left the model)."""

@@ -108,7 +108,7 @@ class Output:
             error = GenerationFailed(
                 "The model ran out of memory on this request; retry with a shorter history or "
                 "fewer new tokens." if oom else "The model failed while generating; retry.",
-                headers={"Retry-After": "1"})
+                retry_after=1)
         handle.put(error)
         self._release(handle)
 

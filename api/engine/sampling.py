@@ -44,16 +44,14 @@ class OccurrencePenalty:
 
 class EchoPenalty:
     """``repetition_penalty``'s rule (a positive score divided by ``penalty``, a negative one
-    multiplied) over the reply's tokens and ``echo_ids`` (the earlier replies' own tokens),
-    not over the rest of the prompt: the user's words stay free to quote."""
+    multiplied) over the reply's own tokens, not over the prompt: the user's words stay free
+    to quote."""
 
-    def __init__(self, penalty: float, echo_ids: frozenset[int], prompt_len: int):
+    def __init__(self, penalty: float, prompt_len: int):
         self.penalty, self.prompt_len = penalty, prompt_len
-        self.echo = torch.tensor(sorted(echo_ids), dtype=torch.long)
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        ids = torch.cat([self.echo.to(input_ids.device).expand(input_ids.shape[0], -1),
-                         input_ids[:, self.prompt_len:]], dim=1)
+        ids = input_ids[:, self.prompt_len:]
         if not ids.shape[1]:
             return scores
         chosen = scores.gather(1, ids)
@@ -73,7 +71,7 @@ def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcess
         procs.append(OccurrencePenalty(params.presence_penalty, params.frequency_penalty,
                                        prompt_len))
     if params.echo_penalty != 1.0:
-        procs.append(EchoPenalty(params.echo_penalty, params.echo_ids, prompt_len))
+        procs.append(EchoPenalty(params.echo_penalty, prompt_len))
     return procs
 
 

@@ -44,7 +44,7 @@ log = logging.getLogger("mnemo.engine")
 
 
 def stopping() -> GenerationFailed:
-    return GenerationFailed("The server is shutting down; retry.", headers={"Retry-After": "1"})
+    return GenerationFailed("The server is shutting down; retry.", retry_after=1)
 
 
 class Scheduler(Stages):
@@ -109,7 +109,7 @@ class Scheduler(Stages):
             if self._inflight >= self.max_batch_size + self.max_queue:
                 raise Overloaded(
                     f"The server is busy: {self._inflight} requests are running or waiting. "
-                    "Retry shortly.", headers={"Retry-After": "1"})
+                    "Retry shortly.", retry_after=1)
             self._inflight += 1
             self._by_adapter[request.adapter] = self._by_adapter.get(request.adapter, 0) + 1
         handle = Handle(request, self.timeout)

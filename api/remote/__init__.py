@@ -274,7 +274,7 @@ class RemoteEngine(Backend):
                 self._connect()
             except (httpx.TransportError, _Loading) as exc:
                 raise EngineUnavailable(f"{self.kind} cannot be reached ({exc}).",
-                                        headers={"Retry-After": "1"}) from None
+                                        retry_after=1) from None
             except ConfigError as exc:
                 self.load_error = exc
                 self.ready.clear()
@@ -295,7 +295,7 @@ class RemoteEngine(Backend):
             self._count("health_failures" if problem else "health_ok")
         if problem:
             self._stale = True
-            raise NotReady(f"{self.kind} is not healthy: {problem}.", headers={"Retry-After": "1"})
+            raise NotReady(f"{self.kind} is not healthy: {problem}.", retry_after=1)
         self._refresh_if_stale()
         return {"status": "ready", "model": self.model_id, "engine": self.kind}
 
@@ -326,16 +326,16 @@ class RemoteEngine(Backend):
             self._count("errors_pool_full")
             raise Overloaded(f"every connection to {self.kind} is busy "
                              "(MNEMO_MAX_BATCH_SIZE + MNEMO_MAX_QUEUE); retry shortly.",
-                             headers={"Retry-After": "1"}) from None
+                             retry_after=1) from None
         except httpx.TimeoutException as exc:
             self._count("errors_timeout")
             raise EngineUnavailable(f"{self.kind} did not answer in time ({exc}).",
-                                    headers={"Retry-After": "1"}) from None
+                                    retry_after=1) from None
         except httpx.TransportError as exc:
             self._count("errors_connect")
             self._stale = True
             raise EngineUnavailable(f"{self.kind} cannot be reached ({exc.__class__.__name__}: "
-                                    f"{exc}).", headers={"Retry-After": "1"}) from None
+                                    f"{exc}).", retry_after=1) from None
         self._observe("response", time.monotonic() - handle.submitted_at)
         if resp.status_code != 200:
             self._refused(resp)
@@ -355,14 +355,14 @@ class RemoteEngine(Backend):
         status = resp.status_code
         self._count(f"errors_status_{status}")
         why = _message_of(raw) or f"HTTP {status}"
-        retry = {"Retry-After": resp.headers.get("Retry-After") or "1"}
+        retry = _seconds(resp.headers.get("Retry-After"))
         if status == 429:
-            raise Overloaded(f"{self.kind} is at capacity: {why}", headers=retry)
+            raise Overloaded(f"{self.kind} is at capacity: {why}", retry_after=retry)
         if status == 503:
-            raise EngineUnavailable(f"{self.kind} is unavailable: {why}", headers=retry)
+            raise EngineUnavailable(f"{self.kind} is unavailable: {why}", retry_after=retry)
         if 400 <= status < 500:
             raise EngineRefused(f"{self.kind} refused the request (HTTP {status}): {why}")
-        raise EngineUnavailable(f"{self.kind} failed (HTTP {status}): {why}", headers=retry)
+        raise EngineUnavailable(f"{self.kind} failed (HTTP {status}): {why}", retry_after=retry)
 
     def _read(self, handle: RemoteHandle, resp: httpx.Response) -> None:
         timer = threading.Timer(max(0.0, handle.deadline - time.monotonic()), handle.expire)
@@ -373,7 +373,7 @@ class RemoteEngine(Backend):
             for piece in self.wire.pieces(resp.iter_lines()):
                 if piece.error is not None:
                     raise EngineUnavailable(f"{self.kind} failed mid-reply: {piece.error}",
-                                            headers={"Retry-After": "1"})
+                                            retry_after=1)
                 if piece.text or piece.logprobs:
                     if handle.first_token_at is None:
                         handle.first_token_at = time.monotonic()
@@ -389,7 +389,7 @@ class RemoteEngine(Backend):
                 self._stale = self._stale or isinstance(exc, httpx.TransportError)
                 handle.put(exc if isinstance(exc, EngineUnavailable) else EngineUnavailable(
                     f"{self.kind} broke off the reply ({exc.__class__.__name__}: {exc}).",
-                    headers={"Retry-After": "1"}))
+                    retry_after=1))
                 return
         finally:
             timer.cancel()
@@ -403,7 +403,7 @@ class RemoteEngine(Backend):
         elif finish is None:
             self._count("errors_stream")
             handle.put(EngineUnavailable(f"{self.kind} ended the reply without a finish reason.",
-                                         headers={"Retry-After": "1"}))
+                                         retry_after=1))
             return
         self._count("replies")
         tokens = reported if reported is not None else produced
@@ -465,3 +465,12 @@ def _close_at_exit(ref: weakref.ref) -> None:
     engine = ref()
     if engine is not None:
         engine.stop()
+
+
+def _seconds(retry_after: str | None) -> float:
+    """The remote's ``Retry-After`` in seconds (a date, or nothing, reads as 1 s)."""
+    try:
+        seconds = float(retry_after or "")
+    except ValueError:
+        return 1.0
+    return min(max(seconds, 1.0), 3600.0) if seconds == seconds else 1.0

@@ -88,7 +88,7 @@ def summarize():
                                     param="messages")
     if result["compaction"]["status"] == "failed":
         raise SummaryFailed("No summary was made: " + result["compaction"]["reason"],
-                            headers={"Retry-After": "1"})
+                            retry_after=1)
     if result["compaction"]["status"] == "not_needed":
         raise ValidationFailed("Nothing to summarise: the range holds only pinned messages or "
                                "what the summary already covers.", param="covers")
