@@ -43,12 +43,12 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session", autouse=True)
 def native_step():
-    """The native decode step, built once per machine into the shared cache directory and
-    loaded into this process, where every later load finds it (apps on a temporary cache
-    directory included): one compile per machine, not one per session."""
+    """The native decode step, built once per machine into the shared cache directory (as
+    scripts/setup does) and loaded into this process, where every later load finds it (apps
+    on a temporary cache directory included): one compile per machine, not one per session."""
     from api.engine import native
 
-    native.load(CACHE_DIR)
+    native.build(CACHE_DIR)
 
 
 @pytest.fixture(scope="session")

@@ -114,12 +114,29 @@ def test_a_failed_build_leaves_the_python_step(tiny_dir, tmp_path, monkeypatch, 
     broken.write_text("this is not C++\n")
     monkeypatch.setattr(native, "SOURCE", broken)
     with caplog.at_level(logging.WARNING, logger="mnemo.native"):
+        assert native.build(tmp_path / "cache") is None
+        assert "could not be built" in caplog.text
+        assert not list((tmp_path / "cache").glob(".native-*"))  # the failed build is removed
         lean = lean_of(tiny_dir, "int8", tmp_path / "cache")
-    assert lean.native is None
-    assert "could not be built or loaded" in caplog.text
-    assert not list((tmp_path / "cache").glob(".native-*"))  # the failed build is removed
+    assert lean.native is None and "is not built for this machine" in caplog.text
     # and the model still decodes
     assert decode(lean, list(range(10, 20)), [5, 6], use_native=True).shape[0] == 3
+
+
+def test_a_serving_start_never_compiles(tiny_dir, tmp_path, monkeypatch, caplog):
+    """Not built for this machine (a fresh cache directory, as in a new process): the start
+    says so in one line, with how to build it, and the Python step serves."""
+    def build(*_args):
+        raise AssertionError("a serving start compiled the native step")
+
+    monkeypatch.setattr(native, "_build", build)
+    monkeypatch.setattr(native, "_loaded", {})
+    with caplog.at_level(logging.INFO, logger="mnemo"):
+        lean = lean_of(tiny_dir, "int4", tmp_path)
+    assert lean.native is None
+    said = [r.getMessage() for r in caplog.records if "native decode step" in r.getMessage()]
+    assert len(said) == 1 and "python -m api.engine.native" in said[0], said
+    assert not list(tmp_path.glob("*native*"))
 
 
 def test_the_build_is_named_after_source_torch_and_cpu(tmp_path, monkeypatch):
@@ -153,8 +170,9 @@ def test_int8_app_decodes_natively_and_serves(tiny_dir, lora_dir, tmp_path_facto
 
 
 def test_the_module_builds_from_source(tmp_path):
-    """A build from nothing, in a fresh process, as on a machine that has never built it (the
-    other tests load what an earlier run built); a killed build's leftovers are removed."""
+    """A build from nothing, as scripts/setup runs it on a machine that has never built it (the
+    other tests load what an earlier run built); a killed build's leftovers are removed; a new
+    process then loads it without building."""
     import os
     import subprocess
     import sys
@@ -163,14 +181,17 @@ def test_the_module_builds_from_source(tmp_path):
     stale = tmp_path / ".native-killed"
     stale.mkdir()
     os.utime(stale, (time.time() - 3600, time.time() - 3600))
-    code = ("import sys; from pathlib import Path; from api.engine import native; "
-            "m = native.load(Path(sys.argv[1])); assert m is not None; print(m.decode_layers.__doc__)")
-    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
-                          text=True, timeout=600, cwd=Path(native.__file__).parents[3])
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "one decode step" in done.stdout
+    root = Path(native.__file__).parents[3]
+    done = subprocess.run([sys.executable, "-m", "api.engine.native", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600, cwd=root)
+    assert done.returncode == 0 and "built for this machine" in done.stderr, done.stderr[-2000:]
     assert list(native.build_dir(tmp_path).glob("mnemo_decode_*.so"))
     assert not stale.exists()
+    code = ("import sys; from pathlib import Path; from api.engine import native; "
+            "native._build = None; m = native.load(Path(sys.argv[1])); print(m.decode_layers.__doc__)")
+    loaded = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                            text=True, timeout=600, cwd=root)
+    assert loaded.returncode == 0 and "one decode step" in loaded.stdout, loaded.stderr[-2000:]
 
 
 def test_a_build_that_hangs_is_stopped(tiny_dir, tmp_path, monkeypatch, caplog):
@@ -181,8 +202,7 @@ def test_a_build_that_hangs_is_stopped(tiny_dir, tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(native, "SOURCE", source)
     monkeypatch.setattr(native, "BUILD_TIMEOUT", 1.0)
     with caplog.at_level(logging.WARNING, logger="mnemo.native"):
-        lean = lean_of(tiny_dir, "int8", tmp_path / "cache")
-    assert lean.native is None
+        assert native.build(tmp_path / "cache") is None
     assert "took more than 1 s and was stopped" in caplog.text
     assert not list((tmp_path / "cache").glob(".native-*"))
     assert not list((tmp_path / "cache").glob("native-*"))
@@ -190,12 +210,12 @@ def test_a_build_that_hangs_is_stopped(tiny_dir, tmp_path, monkeypatch, caplog):
 
 def test_a_damaged_build_is_built_again(tmp_path, monkeypatch, caplog):
     """A truncated shared library would kill the process when loaded (SIGBUS): the digest
-    written after the build is checked first, and a damaged build is replaced. The compile
-    itself is ``test_the_module_builds_from_source``'s; here the build the load asks for puts
-    the session's good build in place (one compile per session)."""
+    written after the build is checked first; a serving start declines a damaged build, and
+    the next build replaces it. The compile itself is ``test_the_module_builds_from_source``'s;
+    here the build puts the session's good build in place (one compile per session)."""
     import shutil
 
-    assert native.load(CACHE_DIR) is not None
+    assert native.build(CACHE_DIR) is not None
     built = native.build_dir(CACHE_DIR)
     copy = native.build_dir(tmp_path)
     shutil.copytree(built, copy)
@@ -212,7 +232,9 @@ def test_a_damaged_build_is_built_again(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(native, "_build", build)
     monkeypatch.setattr(native, "_loaded", {})  # as a new process: nothing loaded yet
     with caplog.at_level(logging.WARNING, logger="mnemo.native"):
-        module = native.load(tmp_path)
+        assert native.load(tmp_path) is None and not builds
+        assert "native decode step is damaged" in caplog.text
+        module = native.build(tmp_path)
     assert module is not None and "damaged; building it again" in caplog.text
     assert builds == [(library.stem, tmp_path, copy)]
     assert library.stat().st_size > 4096 and native._whole(library)

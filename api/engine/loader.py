@@ -301,7 +301,7 @@ def native_decode(lean: LeanForward, settings: Settings) -> None:
         return
     module = native.load(Path(settings.cache_dir))
     if module is None:
-        return  # native.load said why
+        return  # native.load said why (not built for this machine)
     why = lean.use_native(module)
     if why is not None:
         log.info("one-row decode steps run in Python: the native step cannot run this model: %s", why)

@@ -107,7 +107,7 @@ def build(settings: Settings, source: str, model, lean: LeanForward | None) -> D
         why = native.unsupported(draft.layers)
     if why is None:
         module = native.load(Path(settings.cache_dir))
-        why = "the native decode step could not be built (logged above)" if module is None \
+        why = "the native decode step is not built for this machine (logged above)" if module is None \
             else draft.use_native(module)
     if why is not None:
         raise ConfigError(f"MNEMO_SPECULATIVE: int4 cannot draft here: {why}")

@@ -10,10 +10,12 @@ and one new token whose projections are quantized, and keeps its own Python for 
 (prefill, batches of several rows, float32 layers). tests/test_native.py holds the two to the
 same logits and greedy tokens.
 
-The module is compiled once per machine (about 30 s, with the C++ compiler torch's
-extensions use) into ``MNEMO_CACHE_DIR``, named after its source, torch's version and the CPU
-(it is built for the CPU it runs on); later starts load the built file. Where it cannot be
-built (no compiler), the start logs why and the Python lean forward serves.
+The module is compiled at install, not at serve time: ``scripts/setup`` runs ``python -m
+api.engine.native`` (``build``: about 30 s, with the C++ compiler torch's extensions use) into
+``MNEMO_CACHE_DIR``, named after its source, torch's version and the CPU (it is built for the
+CPU it runs on). A serving start only loads it (``load``); where it was not built (no
+compiler, another CPU, a cache emptied since), the start says so in one line and the Python
+lean forward serves.
 """
 
 from __future__ import annotations
@@ -77,24 +79,46 @@ def build_dir(cache_dir: Path, name: str | None = None) -> Path:
 
 
 def load(cache_dir: Path) -> ModuleType | None:
-    """The compiled module: built into ``cache_dir`` the first time, loaded from it after.
-    None, logged, when it cannot be built or loaded here."""
+    """The module built into ``cache_dir`` (by ``build``), loaded; never compiled here, in a
+    serving start. None, said in one line, when it is not built for this machine."""
     name = _name()
-    target = build_dir(cache_dir, name)
-    library = target / f"{name}.so"
     if name in _loaded:  # loaded already (from this or another cache directory)
         return _loaded[name]
-    try:
-        if not _whole(library):
-            if target.exists():
-                log.warning("the native decode step in %s is damaged; building it again", target)
+    library = build_dir(cache_dir, name) / f"{name}.so"
+    if not _whole(library):
+        damaged = "damaged" if library.parent.exists() else "not built"
+        log.warning("the native decode step is %s for this machine and torch (scripts/setup, or "
+                    "python -m api.engine.native, builds it into %s); one-row int8/int4 decode "
+                    "steps run in Python, about 0.6x the speed (docs/engine.md)", damaged, cache_dir)
+        return None
+    return _import(name, library)
+
+
+def build(cache_dir: Path) -> ModuleType | None:
+    """Build the module into ``cache_dir`` unless it is built there already (a damaged build is
+    built again), and load it. None, logged, when it cannot be built or loaded here."""
+    name = _name()
+    target = build_dir(cache_dir, name)
+    if not _whole(target / f"{name}.so"):
+        if target.exists():
+            log.warning("the native decode step in %s is damaged; building it again", target)
+        try:
             _build(name, cache_dir, target)
+        except Exception as exc:  # no compiler, a compile error: the Python step serves
+            log.warning("the native decode step could not be built (%s); the Python lean "
+                        "forward runs every step", str(exc).strip() or type(exc).__name__)
+            return None
+    return _loaded.get(name) or _import(name, target / f"{name}.so")
+
+
+def _import(name: str, library: Path) -> ModuleType | None:
+    try:
         spec = importlib.util.spec_from_file_location(name, library)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-    except Exception as exc:  # no compiler, a compile error: the Python path serves
-        log.warning("the native decode step could not be built or loaded (%s); the Python "
-                    "lean forward runs every step", str(exc).strip() or type(exc).__name__)
+    except Exception as exc:  # e.g. a library built against another torch's symbols
+        log.warning("the native decode step could not be loaded (%s); the Python lean forward "
+                    "runs every step", str(exc).strip() or type(exc).__name__)
         return None
     _loaded[name] = module
     log.info("one-row decode steps run natively (%s)", library)
