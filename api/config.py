@@ -14,6 +14,7 @@ from typing import Any
 DEFAULT_ADAPTERS = {"legal-demo": str(Path(__file__).resolve().parents[1] / "adapters" / "legal-demo")}
 
 PREFIX = "MNEMO_"
+EXECUTORS = ("auto", "native", "lean", "transformers")
 
 
 class ConfigError(ValueError):
@@ -43,21 +44,19 @@ class Settings:
     # Not the default yet: the shipped legal-demo adapter, trained on float32, follows its
     # form in 14 of 20 held-out answers over int4 against 16 or more over float32.
     quantize: str = "none"
-    # The lean forward (api/engine/lean.py) for every forward without a LoRA adapter on a
-    # CPU, with float32 weights in oneDNN's layout where that reads them faster than MKL (not
-    # on Intel CPUs: api/engine/packing.py); off: transformers' forward and plain weights, as
-    # before (for comparison and as an escape hatch).
-    lean_forward: bool = True
-    # The native decode step (api/engine/native/) for one-row decode steps of an int8/int4
-    # model, compiled once into cache_dir; off: the lean forward's Python runs them.
-    native_decode: bool = True
-    # Under int8/int4, keys and values are kept in bfloat16 and attention reads them so (a
-    # conversation's next turn: api/engine/attention.py); off: float32 keys, values and SDPA,
-    # as float32 models always have.
+    # What runs the model's forward (api/engine/loader.py ``choose_executor``; docs/engine.md):
+    # auto: the fastest that runs here: on a CPU, the lean forward of a Llama model
+    # (api/engine/lean.py), whose one-row decode steps of an int8/int4 model run the native
+    # step (api/engine/native/) where scripts/setup built it; else transformers' forward.
+    # native: as auto, but the start fails where the native step cannot run. lean: the lean
+    # forward with every step in Python. transformers: transformers' forward throughout.
+    executor: str = "auto"
+    # Benchmark-only switches (bench/, not in the configuration reference): under int8/int4
+    # with the lean forward, keys and values in bfloat16 and attention over them so
+    # (api/engine/attention.py), and products of 8 or more rows over the layers' dequantized
+    # bfloat16 weights (api/engine/quantize.py). Off: float32 keys, values and SDPA; torch's
+    # int kernels for every product.
     bf16_attention: bool = True
-    # Under int8/int4 with the lean forward, products of 8 or more rows (prefills, batches of 8
-    # or more) use the layers' dequantized weights in bfloat16 (api/engine/quantize.py), kept
-    # in cache_dir; off: torch's int4/int8 kernels for every product (and no bfloat16 copy).
     bf16_prefill: bool = True
     # Speculative decoding (api/engine/speculative.py): int4: an int4 copy of a float32 model's
     # weights guesses a lone greedy reply's next tokens and the model checks them in one
@@ -126,6 +125,9 @@ class Settings:
             raise bad("device", f"must be auto, cpu, cuda or cuda:N, got {self.device!r}")
         if self.dtype not in ("auto", "float32", "bfloat16", "float16"):
             raise bad("dtype", f"must be auto, float32, bfloat16 or float16, got {self.dtype!r}")
+        if self.executor not in EXECUTORS:
+            raise bad("executor", f"must be {', '.join(EXECUTORS[:-1])} or {EXECUTORS[-1]}, got "
+                      f"{self.executor!r}")
         if self.quantize not in ("auto", "none", "int8", "int4"):
             raise bad("quantize", f"must be auto, none, int8 or int4, got {self.quantize!r}")
         quantized = self.quantize in ("int8", "int4")  # asked for; auto adapts to the rest
@@ -163,9 +165,9 @@ class Settings:
             if self.dtype not in ("auto", "float32") or self.device.startswith("cuda"):
                 raise bad("speculative", "drafts for a float32 model on a CPU: leave MNEMO_DTYPE "
                           "at auto or float32 and MNEMO_DEVICE at auto or cpu")
-            if not self.lean_forward or not self.native_decode:
+            if self.executor not in ("auto", "native"):
                 raise bad("speculative", "the draft runs in the lean forward's native decode "
-                          "step: leave MNEMO_LEAN_FORWARD and MNEMO_NATIVE_DECODE on")
+                          "step: leave MNEMO_EXECUTOR at auto or native")
         if not isinstance(self.speculative_tokens, int) or not 1 <= self.speculative_tokens <= 32:
             raise bad("speculative_tokens", f"must be an integer from 1 to 32, got "
                       f"{self.speculative_tokens!r}")

@@ -37,10 +37,10 @@ TURN = 64  # tokens per turn of the long text
 # The reference is float32 through transformers' own forward; every other row is what serves
 # with that setting (the lean forward, api/engine/lean.py, and under int8/int4 its native
 # decode step, api/engine/native/, unless it says otherwise).
-OPTIONS = {"float32, transformers' forward": {"lean_forward": False},
+OPTIONS = {"float32, transformers' forward": {"executor": "transformers"},
            "float32": {}, "bfloat16": {"dtype": "bfloat16"}, "int8": {"quantize": "int8"},
-           "int4, transformers' forward": {"quantize": "int4", "lean_forward": False},
-           "int4, Python decode step": {"quantize": "int4", "native_decode": False},
+           "int4, transformers' forward": {"quantize": "int4", "executor": "transformers"},
+           "int4, Python decode step": {"quantize": "int4", "executor": "lean"},
            "int4, float32 keys, values and attention": {"quantize": "int4", "bf16_attention": False},
            "int8, kernels for every product": {"quantize": "int8", "bf16_prefill": False},
            "int4, kernels for every product": {"quantize": "int4", "bf16_prefill": False},

@@ -68,8 +68,8 @@ class Server:
 
 def mnemo(port: int, model_id: str, setting: str = "none") -> Server:
     """Mnemo under gunicorn with MNEMO_QUANTIZE=``setting``; ``setting:transformers`` runs
-    transformers' forward instead of the lean one (MNEMO_LEAN_FORWARD=0), ``setting:python``
-    the lean forward without its native decode step (MNEMO_NATIVE_DECODE=0), ``setting:fp32attn``
+    transformers' forward instead of the lean one (MNEMO_EXECUTOR=transformers), ``setting:python``
+    the lean forward without its native decode step (MNEMO_EXECUTOR=lean), ``setting:fp32attn``
     with float32 keys, values and attention (MNEMO_BF16_ATTENTION=0), ``setting:kernels``
     with torch's int kernels for prefills too (MNEMO_BF16_PREFILL=0), ``setting:speculative``
     with the int4 draft of speculative decoding (MNEMO_SPECULATIVE=int4), to compare."""
@@ -78,10 +78,10 @@ def mnemo(port: int, model_id: str, setting: str = "none") -> Server:
     env = {"MNEMO_BIND": f"127.0.0.1:{port}", "MNEMO_MAX_QUEUE": "64", "MNEMO_QUANTIZE": quantize}
     if forward == "transformers":
         name += ", transformers' forward"
-        env["MNEMO_LEAN_FORWARD"] = "0"
+        env["MNEMO_EXECUTOR"] = "transformers"
     elif forward == "python":
         name += ", Python decode step"
-        env["MNEMO_NATIVE_DECODE"] = "0"
+        env["MNEMO_EXECUTOR"] = "lean"
     elif forward == "fp32attn":
         name += ", float32 cache and attention"
         env["MNEMO_BF16_ATTENTION"] = "0"

@@ -337,7 +337,7 @@ def hooked_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
     hooks it registers on each LoRA layer for the forward's length."""
     app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, admin_keys=(ADMIN,),
                                  api_keys=(CLIENT,), adapter_dir=str(adapter_root),
-                                 max_batch_size=4, lean_forward=False))
+                                 max_batch_size=4, executor="transformers"))
     wait_ready(app)
     yield app
     app.extensions["engine"].scheduler.stop()

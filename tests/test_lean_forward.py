@@ -191,7 +191,7 @@ def test_an_untied_output_layer_is_packed_once(tiny_dir):
 
 def test_lean_forward_is_off_where_it_does_not_run(tiny_dir):
     model = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
-    assert lean_forward(model, Settings.load(overrides={"lean_forward": False, "adapters": {}}),
+    assert lean_forward(model, Settings.load(overrides={"executor": "transformers", "adapters": {}}),
                         torch.device("cpu")) is None
     assert "CPU only" in unsupported(model, torch.device("cuda"))
     model.config.hidden_act = "gelu"

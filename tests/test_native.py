@@ -104,8 +104,8 @@ def test_native_step_is_off_for_float32_and_by_setting(tiny_dir, tmp_path, caplo
     lean = lean_forward(model, settings, torch.device("cpu"))
     assert lean is not None and lean.native is None  # float32 layers: not even built
     with caplog.at_level(logging.INFO, logger="mnemo.loader"):
-        off = lean_of(tiny_dir, "int8", tmp_path, native_decode=False)
-    assert off.native is None and "MNEMO_NATIVE_DECODE=0" in caplog.text
+        off = lean_of(tiny_dir, "int8", tmp_path, executor="lean")
+    assert off.native is None and "MNEMO_EXECUTOR=lean" in caplog.text
     assert "not quantized" in native.unsupported(lean.layers)
 
 
@@ -156,7 +156,7 @@ def test_int8_app_decodes_natively_and_serves(tiny_dir, lora_dir, tmp_path_facto
     replies = {}
     for on in (True, False):
         app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, quantize="int8",
-                                     native_decode=on))
+                                     executor="native" if on else "lean"))
         wait_ready(app)
         engine = app.extensions["engine"]
         assert (engine.loaded.lean.native is not None) == on

@@ -353,7 +353,7 @@ def test_the_loader_packs_bf16_weights_only_where_the_lean_forward_runs(tiny_dir
     def loaded(**extra):
         return load(Settings.load(environ={}, overrides={
             "model": str(tiny_dir), "quantize": "int4", "adapters": {}, "cache_dir": str(tmp_path),
-            "native_decode": False, **extra}))
+            "executor": "lean", **extra}))
 
     def projections(lean):
         return [p for layer in lean.layers
@@ -365,7 +365,7 @@ def test_the_loader_packs_bf16_weights_only_where_the_lean_forward_runs(tiny_dir
     assert not any(m.bf16 is not None for m in on.model.modules() if isinstance(m, QuantLinear))
     off = loaded(bf16_prefill=False)
     assert not any(p.dense is not None for p in projections(off.lean))
-    transformers_forward = loaded(lean_forward=False)
+    transformers_forward = loaded(executor="transformers")
     assert transformers_forward.lean is None and not any(
         m.bf16 is not None or m.dense is not None
         for m in transformers_forward.model.modules() if isinstance(m, QuantLinear))
@@ -386,7 +386,7 @@ def test_bf16_weights_are_made_only_where_the_lean_forward_runs_them(tiny_dir, t
     llama = AutoModelForCausalLM.from_pretrained(tiny_dir).eval()
     assert dense_weights(llama, settings(), cpu)
     assert not dense_weights(llama, settings(bf16_prefill=False), cpu)
-    assert not dense_weights(llama, settings(lean_forward=False), cpu)
+    assert not dense_weights(llama, settings(executor="transformers"), cpu)
     qwen = Qwen2ForCausalLM(Qwen2Config(vocab_size=128, hidden_size=64, intermediate_size=128,
                                         num_hidden_layers=1, num_attention_heads=4,
                                         num_key_value_heads=2)).eval()
@@ -412,7 +412,7 @@ out = {{}}
 for dense in (True, False):
     loaded = load(Settings.load(environ={{}}, overrides={{"model": {str(tiny_dir)!r},
                   "quantize": "int4", "adapters": {{}}, "cache_dir": {str(tmp_path)!r},
-                  "native_decode": False, "bf16_prefill": dense}}))
+                  "executor": "lean", "bf16_prefill": dense}}))
     out[dense] = loaded.lean(input_ids=torch.tensor([list(range(5, 25))]),
                              position_ids=torch.arange(20)[None], cache=new_cache()).logits.float()
     if dense:

@@ -57,8 +57,8 @@ def test_draft_length_adapts_within_its_bounds():
     ({"MNEMO_SPECULATIVE": "int4", "MNEMO_QUANTIZE": "int8"}, "MNEMO_QUANTIZE=int8 quantizes"),
     ({"MNEMO_SPECULATIVE_TOKENS": "0"}, "from 1 to 32"),
     ({"MNEMO_SPECULATIVE_TOKENS": "33"}, "from 1 to 32"),
-    ({"MNEMO_SPECULATIVE": "int4", "MNEMO_LEAN_FORWARD": "0"}, "MNEMO_LEAN_FORWARD"),
-    ({"MNEMO_SPECULATIVE": "int4", "MNEMO_NATIVE_DECODE": "0"}, "MNEMO_NATIVE_DECODE on"),
+    ({"MNEMO_SPECULATIVE": "int4", "MNEMO_EXECUTOR": "transformers"}, "MNEMO_EXECUTOR"),
+    ({"MNEMO_SPECULATIVE": "int4", "MNEMO_EXECUTOR": "lean"}, "MNEMO_EXECUTOR at auto or native"),
     ({"MNEMO_SPECULATIVE": "int4", "MNEMO_DTYPE": "bfloat16"}, "MNEMO_DTYPE"),
     ({"MNEMO_SPECULATIVE": "int4", "MNEMO_DEVICE": "cuda"}, "MNEMO_DEVICE"),
 ])

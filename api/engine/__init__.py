@@ -90,7 +90,7 @@ class Engine(Backend):
     def describe(self) -> str:
         m = self.loaded
         return (f"model {m.model_id} on {m.device}, {str(m.dtype).removeprefix('torch.')}, "
-                f"quantize {m.quantize}, context {m.context_window}, adapters "
+                f"quantize {m.quantize}, executor {m.executor}, context {m.context_window}, adapters "
                 f"{', '.join(m.adapters) or 'none'}")
 
     def _load(self) -> None:

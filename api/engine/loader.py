@@ -50,6 +50,13 @@ class Loaded:
     draft: speculative.Draft | None = None  # the int4 draft of speculative decoding, if any
 
     @property
+    def executor(self) -> str:
+        """What runs the forwards, as chosen (MNEMO_EXECUTOR): native, lean or transformers."""
+        if self.lean is None:
+            return "transformers"
+        return "native" if self.lean.native is not None else "lean"
+
+    @property
     def kv_dtype(self) -> torch.dtype:
         """What the key/value cache holds: the lean forward's choice (bfloat16 under int8/int4,
         ``LeanForward.kv_dtype``), else the model's dtype."""
@@ -223,6 +230,11 @@ def load(settings: Settings) -> Loaded:
     lean = lean_forward(model, settings, device, replaced)
     if lean is not None and replaced:
         native_decode(lean, settings)
+    elif settings.executor == "native":
+        raise ConfigError("MNEMO_EXECUTOR: native runs the one-row decode steps of an int8/int4 "
+                          "model in the lean forward; here " + (
+                              "the model is not quantized (MNEMO_QUANTIZE)" if lean is not None
+                              else "the lean forward does not run (a GPU, or not a Llama model)"))
     draft = speculative.build(settings, source, model, lean)
     config = model.config
     window = settings.context_window or getattr(config, "max_position_embeddings", None) or 2048
@@ -242,7 +254,7 @@ def dense_weights(model, settings: Settings, device: torch.device) -> bool:
     and pack them."""
     if not settings.bf16_prefill:
         return False
-    why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
+    why = lean_unsupported(model, device, settings)
     if why is not None:
         log.info("every product runs torch's int kernels (no dequantized weights): %s", why)
         return False
@@ -273,7 +285,7 @@ def lean_forward(model, settings: Settings, device: torch.device,
     ``packing.declined`` says MKL multiplies them faster), or None where it does not run (off,
     a GPU, a model that is not Llama): then transformers' forward serves. ``replaced``: linear
     layers already replaced (quantized)."""
-    why = unsupported(model, device) if settings.lean_forward else "MNEMO_LEAN_FORWARD=0"
+    why = lean_unsupported(model, device, settings)
     packed = 0
     if why is None and model.dtype == torch.float32:
         declined = packing.declined()
@@ -294,16 +306,24 @@ def lean_forward(model, settings: Settings, device: torch.device,
     return lean
 
 
+def lean_unsupported(model, device: torch.device, settings: Settings) -> str | None:
+    """Why the lean forward does not run ``model`` (None: it does)."""
+    if settings.executor == "transformers":
+        return "MNEMO_EXECUTOR=transformers"
+    return unsupported(model, device)
+
+
 def native_decode(lean: LeanForward, settings: Settings) -> None:
-    """Let the lean forward run one-row decode steps natively (``native``), where it can."""
-    if not settings.native_decode:
-        log.info("one-row decode steps run in Python: MNEMO_NATIVE_DECODE=0")
+    """Let the lean forward run one-row decode steps natively (``native``), where it can; under
+    MNEMO_EXECUTOR=native, fail the load where it cannot."""
+    if settings.executor == "lean":
+        log.info("one-row decode steps run in Python: MNEMO_EXECUTOR=lean")
         return
     module = native.load(Path(settings.cache_dir))
-    if module is None:
-        return  # native.load said why (not built for this machine)
-    why = lean.use_native(module)
-    if why is not None:
+    why = lean.use_native(module) if module is not None else "it is not built for this machine"
+    if why is not None and settings.executor == "native":
+        raise ConfigError(f"MNEMO_EXECUTOR: the native step cannot run here: {why}")
+    if why is not None and module is not None:  # native.load said why it is not there
         log.info("one-row decode steps run in Python: the native step cannot run this model: %s", why)
 
 
