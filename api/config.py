@@ -15,6 +15,9 @@ DEFAULT_ADAPTERS = {"legal-demo": str(Path(__file__).resolve().parents[1] / "ada
 
 PREFIX = "MNEMO_"
 EXECUTORS = ("auto", "native", "lean", "transformers")
+# Variables that were replaced: set, they stop the start rather than be ignored.
+RETIRED = {"LEAN_FORWARD": "MNEMO_EXECUTOR (0 was MNEMO_EXECUTOR=transformers)",
+           "NATIVE_DECODE": "MNEMO_EXECUTOR (0 was MNEMO_EXECUTOR=lean)"}
 
 
 class ConfigError(ValueError):
@@ -102,6 +105,9 @@ class Settings:
         """Build settings from the environment and overrides, validating every value."""
         environ = os.environ if environ is None else environ
         values: dict[str, Any] = {}
+        for old, new in RETIRED.items():
+            if PREFIX + old in environ:
+                raise ConfigError(f"{PREFIX}{old} was replaced by {new}")
         for f in fields(cls):
             raw = environ.get(PREFIX + f.name.upper())
             if raw is not None:

@@ -27,6 +27,9 @@ def test_environment_values_are_parsed(tmp_path):
     ({"MNEMO_ADAPTERS": "a=/does/not/exist"}, "MNEMO_ADAPTERS"),
     ({"MNEMO_DEFAULT_MAX_NEW_TOKENS": "5000"}, "MNEMO_DEFAULT_MAX_NEW_TOKENS"),
     ({"MNEMO_CONTEXT_WINDOW": "3"}, "MNEMO_CONTEXT_WINDOW"),
+    ({"MNEMO_EXECUTOR": "fast"}, "MNEMO_EXECUTOR: must be auto, native, lean or transformers"),
+    ({"MNEMO_LEAN_FORWARD": "0"}, "MNEMO_LEAN_FORWARD was replaced by MNEMO_EXECUTOR"),
+    ({"MNEMO_NATIVE_DECODE": "1"}, "MNEMO_NATIVE_DECODE was replaced by MNEMO_EXECUTOR"),
 ])
 def test_bad_values_name_their_variable(env, fragment):
     with pytest.raises(ConfigError, match=fragment):
