@@ -17,7 +17,7 @@ from ..exceptions import GenerationFailed, ValidationFailed
 from ..types import Chunk, Usage
 from .decoding import whole_text
 from .grammar import GrammarViolation
-from .request import Handle, Sequence, State
+from .request import Handle, Sequence
 
 
 class Output:
@@ -75,7 +75,6 @@ class Output:
 
     def finish(self, seq: Sequence, reason: str, flush: bool = True) -> None:
         tail = seq.stopper.flush() if flush else ""
-        seq.state = State.FINISHED
         seq.handle.put(Chunk(text=tail, finish_reason=reason, logprobs=self._logprobs(seq),
                              usage=Usage(seq.usage.prompt_tokens, seq.usage.completion_tokens)))
         self._release(seq.handle)
@@ -94,8 +93,6 @@ class Output:
     def fail(self, seq_or_handle: Sequence | Handle, exc: BaseException) -> None:
         """Send a request its error, unless it already has its whole reply."""
         handle = seq_or_handle.handle if isinstance(seq_or_handle, Sequence) else seq_or_handle
-        if isinstance(seq_or_handle, Sequence):
-            seq_or_handle.state = State.FINISHED
         if handle.done:
             return
         if isinstance(exc, GenerationFailed):

@@ -3,9 +3,12 @@
 A ``Handle`` is the caller's side: an iterator of Chunks and a ``cancel()``. A ``Sequence`` is
 the worker's record of the same request, with its state:
 
-    WAITING -> PREFILLING -> RUNNING -> FINISHED
+    WAITING -> PREFILLING -> RUNNING
        ^                        |
        +------- preempted ------+   (its KV is dropped; it is recomputed from its history)
+
+and ends, from any state, when its handle is ``done`` (its last Chunk or its error was put):
+that one flag is what "finished" means.
 
 Every stage of the worker (``scheduler``) acts on sequences, so a failure anywhere ends exactly
 the sequences it touched, whatever their state, and frees their places.
@@ -90,7 +93,6 @@ class State(enum.Enum):
     WAITING = "waiting"
     PREFILLING = "prefilling"
     RUNNING = "running"
-    FINISHED = "finished"
 
 
 @dataclass(eq=False)
