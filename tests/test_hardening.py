@@ -16,7 +16,7 @@ import urllib.request
 import pytest
 import torch
 
-from api.engine.kvcache import PrefixCache
+from api.engine.prefix_cache import PrefixCache
 from api.security import RateLimiter
 from tests.conftest import run_gunicorn, tiny_live
 from tests.helpers import post_json, user

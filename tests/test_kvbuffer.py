@@ -11,7 +11,7 @@ import torch
 
 from api.engine import batch as kvbatch
 from api.engine.kvbuffer import LOW_ROOM, GrowingLayer, RowKV, new_cache
-from api.engine.kvcache import PrefixCache
+from api.engine.prefix_cache import PrefixCache
 
 HEADS, DIM, LAYERS = 2, 4, 3
 

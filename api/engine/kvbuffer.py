@@ -36,7 +36,7 @@ class RowKV:
     keys: list[torch.Tensor]
     values: list[torch.Tensor]
     length: int
-    ids: object = None  # the token ids it covers, once the prefix cache stored it (``kvcache``)
+    ids: object = None  # the token ids it covers, once the prefix cache stored it (``prefix_cache``)
 
     @property
     def nbytes(self) -> int:  # what the buffers occupy, room included

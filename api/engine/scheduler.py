@@ -30,10 +30,10 @@ import torch
 
 from ..exceptions import GenerationFailed, Overloaded
 from .budget import default_kv_tokens
-from .kvcache import PrefixCache
 from .loader import Loaded
 from .output import Output
 from .policy import Budget, plan_step
+from .prefix_cache import PrefixCache
 from .request import GenRequest, Handle, Sequence, State
 from .runner import Runner
 from .stages import MAX_STEP_TOKENS, Stages
