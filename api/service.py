@@ -39,11 +39,29 @@ from .exceptions import (
 from .memory import compaction
 from .memory.selection import MIN_RELEVANCE, exchanges
 from .memory.summary import Summary, split
+from .tokenizer import Tokenizer
 from .types import Chunk, Prompt, SamplingParams, Usage
 
 
 def engine() -> Backend:
     return current_app.extensions["engine"]
+
+
+_tokens_lock = threading.Lock()
+
+
+def tokenizer() -> Tokenizer:
+    """The front's tokenizer operations over the backend's loaded tokenizer (made once it is
+    loaded; the caller checked readiness)."""
+    eng, ext = engine(), current_app.extensions
+    made = ext.get("tokenizer")
+    if made is None or made.tokenizer is not eng.tokenizer:
+        with _tokens_lock:
+            made = ext.get("tokenizer")
+            if made is None or made.tokenizer is not eng.tokenizer:
+                eng.require_ready()
+                made = ext["tokenizer"] = Tokenizer.of(eng)
+    return made
 
 
 def read_json() -> object:
@@ -225,6 +243,7 @@ def _prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
     adapter = adapter_of(req)
     try:
         eng.check_params(req.params, adapter)
+        tokenizer().check_schema(req.params)
     except UnsupportedByEngine as exc:
         if exc.param in req.preset.generation:  # the preset chose it, not the client
             exc.message += (f" The preset {req.preset.name!r} sets {exc.param}; choose another "
@@ -244,7 +263,7 @@ def _prepare(req: ChatRequest, *, with_text: bool = False) -> Prepared:
                         for i, m in enumerate(messages)]
     system_text = "\n\n".join(system) or None
     build = functools.partial(
-        eng.build_prompt, messages, system=system_text, context=context,
+        tokenizer().build_prompt, messages, system=system_text, context=context,
         covers=summary.covers if summary else 0, max_new_tokens=req.params.max_new_tokens,
         max_turns=req.max_turns, with_text=with_text, prefix=prefix, tenant=tenant())
     prompt = recent = build()
@@ -437,7 +456,7 @@ def summariser() -> compaction.Summariser:
     """Compaction's tools, bound to this request (its tenant, its signer's holder)."""
     signer, principal = current_app.extensions["memory"].signer, holder()
     return compaction.Summariser(
-        backend=engine(),
+        tokenizer=tokenizer(),
         generate=lambda ids, params: Generation(ids, params, None, summary=True).join(),
         cpu_work=cpu_work, sign=lambda made, messages, name: signer.sign(made, messages, name,
                                                                           principal),

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from api import create_app
+from api.tokenizer import Tokenizer
 from api.types import SamplingParams
 from bench.bench import TOPICS, essay
 
@@ -62,8 +63,9 @@ def main() -> None:
     engine = app.extensions["engine"]
     if not engine.ready.wait(600) or engine.load_error:
         raise SystemExit(f"the model did not load: {engine.load_error}")
-    prompts = [engine.build_prompt(essay(TOPICS[i % len(TOPICS)]), system=None,
-                                   max_new_tokens=args.tokens, max_turns=None).ids
+    tokenizer = Tokenizer.of(engine)
+    prompts = [tokenizer.build_prompt(essay(TOPICS[i % len(TOPICS)]), system=None,
+                                      max_new_tokens=args.tokens, max_turns=None).ids
                for i in range(args.users)]
     run_once(engine, prompts, args.tokens)
     rates = [run_once(engine, prompts, args.tokens) for _ in range(args.runs)]

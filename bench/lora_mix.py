@@ -20,6 +20,7 @@ import time
 
 from api import create_app
 from api.config import DEFAULT_ADAPTERS
+from api.tokenizer import Tokenizer
 from api.types import SamplingParams
 
 TOPICS = ["harbours", "bread", "rivers", "clocks", "gardens", "trains", "winter", "birds",
@@ -37,12 +38,13 @@ def engine(adapters: dict) -> object:
 def rate(eng, names: list[str | None], run: int, tokens: int = 64) -> tuple[float, int]:
     """8 concurrent requests on adapters ``names`` (round robin); (tok/s, tokens)."""
     params = SamplingParams(max_new_tokens=tokens)
+    tokenizer = Tokenizer.of(eng)
     done: list[int] = []
 
     def one(i: int) -> None:
         topic = TOPICS[(i + 3 * run) % len(TOPICS)]
         messages = [{"role": "user", "content": f"Run {run}, part {i}: a long essay about {topic}."}]
-        ids = eng.build_prompt(messages, system=None, max_new_tokens=tokens, max_turns=None).ids
+        ids = tokenizer.build_prompt(messages, system=None, max_new_tokens=tokens, max_turns=None).ids
         chunks = list(eng.submit(ids, params, names[i % len(names)]))
         done.append(chunks[-1].usage.completion_tokens)
 

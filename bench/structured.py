@@ -26,6 +26,7 @@ import jsonschema
 
 from api import create_app
 from api.structured import ResponseFormatField
+from api.tokenizer import Tokenizer
 from api.types import SamplingParams
 from tests.structured_cases import CASES
 
@@ -40,8 +41,8 @@ def schema_text(schema: dict, strict: bool) -> str:
 
 
 def generate(eng, prompt: str, params: SamplingParams) -> tuple[str, str, int, float]:
-    ids = eng.build_prompt([{"role": "user", "content": prompt}], system=None,
-                           max_new_tokens=params.max_new_tokens, max_turns=None).ids
+    ids = Tokenizer.of(eng).build_prompt([{"role": "user", "content": prompt}], system=None,
+                                         max_new_tokens=params.max_new_tokens, max_turns=None).ids
     start = time.perf_counter()
     chunks = list(eng.submit(ids, params, None))
     return ("".join(c.text for c in chunks), chunks[-1].finish_reason,

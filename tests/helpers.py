@@ -59,3 +59,25 @@ def wrap_forward(monkeypatch, app, before_call):
 
 def sleep_each_step(seconds):
     return lambda _n: time.sleep(seconds)
+
+
+_fronts: dict[int, tuple] = {}
+
+
+def tokenizer_of(app_or_backend):
+    """The front's tokenizer operations (``api.tokenizer.Tokenizer``): an app's own, as its
+    requests get it (``service.tokenizer()``), or one over a backend's loaded tokenizer."""
+    from flask import Flask
+
+    from api.tokenizer import Tokenizer
+
+    if isinstance(app_or_backend, Flask):
+        from api.service import tokenizer
+
+        with app_or_backend.app_context():
+            return tokenizer()
+    backend = app_or_backend
+    made = _fronts.get(id(backend))
+    if made is None or made[0] is not backend or made[1].tokenizer is not backend.tokenizer:
+        made = _fronts[id(backend)] = (backend, Tokenizer.of(backend))
+    return made[1]

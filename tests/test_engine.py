@@ -16,7 +16,7 @@ from api import create_app
 from api.exceptions import GenerationFailed
 from api.types import SamplingParams
 from tests.conftest import tiny_config, wait_ready
-from tests.helpers import user
+from tests.helpers import tokenizer_of, user
 
 GREEDY = SamplingParams(max_new_tokens=20)
 
@@ -30,7 +30,7 @@ def engine(tiny_dir, lora_dir, tmp_path_factory):
 
 
 def ids_of(engine, text: str) -> list[int]:
-    return engine.build_prompt([user(text)], system=None, max_new_tokens=20, max_turns=None).ids
+    return tokenizer_of(engine).build_prompt([user(text)], system=None, max_new_tokens=20, max_turns=None).ids
 
 
 class Run:

@@ -14,7 +14,7 @@ from api import create_app
 from api.exceptions import Overloaded
 from api.types import SamplingParams
 from tests.conftest import tiny_config, wait_ready
-from tests.helpers import assistant, parse_sse, sleep_each_step, user, wrap_forward
+from tests.helpers import assistant, parse_sse, sleep_each_step, tokenizer_of, user, wrap_forward
 
 HELLO = [user("Hello, how are you?")]
 
@@ -127,7 +127,7 @@ def test_long_reply_through_growing_kv_buffers_matches_generate(app, reference):
     Straight to the engine: this app's HTTP limit on new tokens is 64."""
     engine = app.extensions["engine"]
     messages = [user("Tell me everything you know.")]
-    ids = engine.build_prompt(messages, system=None, max_new_tokens=400, max_turns=None).ids
+    ids = tokenizer_of(engine).build_prompt(messages, system=None, max_new_tokens=400, max_turns=None).ids
     chunks = list(engine.submit(ids, SamplingParams(max_new_tokens=400), None))
     assert chunks[-1].usage.completion_tokens > 300
     expected = reference(messages, max_new_tokens=400, do_sample=False)
@@ -210,7 +210,7 @@ def test_waiting_requests_prefill_together_and_answer_as_alone(app, client, monk
     engine = app.extensions["engine"]
 
     def prompt(messages):
-        return engine.build_prompt(messages, system=None, max_new_tokens=12, max_turns=None).ids
+        return tokenizer_of(engine).build_prompt(messages, system=None, max_new_tokens=12, max_turns=None).ids
 
     history = [user("Tell me about owls."), assistant("Owls hunt at night."), user("Why at night?")]
     greedy = SamplingParams(max_new_tokens=12)
@@ -312,7 +312,7 @@ def test_handed_over_and_shared_prefixes_never_change_answers(app, client):
 
 def test_cancel_frees_the_slot(app):
     engine = app.extensions["engine"]
-    ids = engine.build_prompt(HELLO, system=None, max_new_tokens=60, max_turns=None).ids
+    ids = tokenizer_of(engine).build_prompt(HELLO, system=None, max_new_tokens=60, max_turns=None).ids
     handle = engine.submit(ids, SamplingParams(max_new_tokens=60), None)
     handle.cancel()
     chunks = list(handle)
@@ -322,7 +322,7 @@ def test_cancel_frees_the_slot(app):
 
 def test_overload_answers_429_with_retry_after(app, client):
     engine = app.extensions["engine"]
-    ids = engine.build_prompt(HELLO, system=None, max_new_tokens=60, max_turns=None).ids
+    ids = tokenizer_of(engine).build_prompt(HELLO, system=None, max_new_tokens=60, max_turns=None).ids
     handles = [engine.submit(ids, SamplingParams(max_new_tokens=60), None) for _ in range(8)]
     with pytest.raises(Overloaded):  # max_batch_size 4 + max_queue 4 are taken
         engine.submit(ids, SamplingParams(max_new_tokens=60), None)

@@ -19,7 +19,7 @@ import torch
 from api.engine.prefix_cache import PrefixCache
 from api.security import RateLimiter
 from tests.conftest import run_gunicorn, tiny_live
-from tests.helpers import post_json, user
+from tests.helpers import post_json, tokenizer_of, user
 
 
 def raw_http(url: str, request: bytes, timeout: float = 30) -> tuple[int, dict, bytes]:
@@ -212,7 +212,6 @@ def test_a_forwarded_address_never_names_a_tenant(tiny_dir, lora_dir, tmp_path_f
     """With keys off every client shares the one scope of the caches (None): an address, which
     X-Forwarded-For may name, must not make caches of its own (one per made-up address)."""
     with tiny_live(tiny_dir, lora_dir, tmp_path_factory, proxy_hops=1) as server:
-        engine = server.app.extensions["engine"]
         for forged in ("key:0", "key:attacker-1", "key:attacker-2"):
             req = urllib.request.Request(
                 server.url + "/api/chat/preview", method="POST",
@@ -220,7 +219,7 @@ def test_a_forwarded_address_never_names_a_tenant(tiny_dir, lora_dir, tmp_path_f
                 headers={"Content-Type": "application/json", "X-Forwarded-For": forged})
             with urllib.request.urlopen(req, timeout=30) as resp:
                 assert resp.status == 200
-        assert list(engine.prompts._tokens._entries) == [None]
+        assert list(tokenizer_of(server.app).prompts._tokens._entries) == [None]
 
 
 def test_one_tenant_cannot_evict_another_below_a_fair_share():

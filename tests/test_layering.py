@@ -64,15 +64,23 @@ def test_no_module_of_api_imports_itself_round_a_circle():
     assert not circles, "\n".join(" -> ".join(c) for c in circles[:10])
 
 
-def test_the_engine_knows_no_http():
-    """Its own modules, that is: ``Engine`` still subclasses the front's ``api.backend.Backend``
-    (which renders prompts), the next step of the split."""
+def test_the_engine_knows_no_http_and_no_prompt():
+    """Nothing the engine's modules import, directly or through others, is Flask or the front:
+    no prompt builder, service, routes or HTTP errors (the engine takes token ids)."""
     edges, paths = graph(), files()
     engine = [name for name in edges if name == "api.engine" or name.startswith("api.engine.")]
     assert len(engine) > 20 and "api.engine" in engine
-    for name in engine:
-        assert "flask" not in paths[name].read_text(encoding="utf-8").lower(), name
-        assert not {"api.service", "api.prompt", "api.routes", "api.errors"} & edges[name], name
+    front = {"api.service", "api.prompt", "api.tokenizer", "api.routes", "api.errors",
+             "api.memory", "api.chat_request", "api.schemas"}
+    reached, todo = set(), list(engine)
+    while todo:
+        for nxt in edges[todo.pop()] - reached:
+            reached.add(nxt)
+            todo.append(nxt)
+    assert not {m for m in reached if m in front or m.rpartition(".")[0] in front}, reached
+    for name in reached | set(engine):
+        text = paths[name].read_text(encoding="utf-8")
+        assert "import flask" not in text and "from flask" not in text, name
 
 
 def test_domain_errors_carry_no_http_and_each_has_its_row():

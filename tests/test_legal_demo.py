@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 
-from tests.helpers import post_json, user
+from tests.helpers import post_json, tokenizer_of, user
 from tests.pages import open_page, record_chat_bodies, send, wait_reply
 from training.legal_data import DATA, follows_form
 
@@ -23,7 +23,8 @@ def answers(engine, *adapters):
     out: dict[tuple, str] = {}
 
     def one(adapter, i, q):
-        ids = engine.build_prompt([user(q)], system=None, max_new_tokens=120, max_turns=None).ids
+        ids = tokenizer_of(engine).build_prompt([user(q)], system=None, max_new_tokens=120,
+                                                max_turns=None).ids
         out[adapter, i] = "".join(c.text for c in engine.submit(ids, params, adapter))
 
     threads = [threading.Thread(target=one, args=(a, i, q))

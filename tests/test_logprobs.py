@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from api.types import SamplingParams
-from tests.helpers import parse_sse, post_json, user
+from tests.helpers import parse_sse, post_json, tokenizer_of, user
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def model(tiny_dir):
 
 def run(app, params: SamplingParams, text: str = "Tell me about rivers."):
     eng = app.extensions["engine"]
-    ids = eng.build_prompt([user(text)], system=None, max_new_tokens=params.max_new_tokens,
+    ids = tokenizer_of(eng).build_prompt([user(text)], system=None, max_new_tokens=params.max_new_tokens,
                            max_turns=None).ids
     chunks = list(eng.submit(ids, params, None))
     return ids, [t for c in chunks for t in c.logprobs], chunks
@@ -76,7 +76,7 @@ def test_penalties_and_grammar_shape_the_distribution_reported(app, model):
     eng = app.extensions["engine"]
     for t in got:  # every alternative offered is one the grammar allowed there
         assert t.top[0][0] == t.token and all(math.isfinite(v) for _, v in t.top)
-    first = eng.token_bytes([a for a, _ in got[0].top])
+    first = tokenizer_of(eng).token_bytes([a for a, _ in got[0].top])
     assert first and all(b.startswith(b'"') for b in first), first
 
 
@@ -131,7 +131,7 @@ def test_a_remote_engine_passes_logprobs_to_vllm_and_llama_cpp_refuses_them():
     body = OpenAIWire().body([1], SamplingParams(logprobs=3), Served("m", 64, {}), None)
     assert body["logprobs"] == 3 and body["return_tokens_as_token_ids"] is True
     engine = RemoteEngine.__new__(RemoteEngine)  # check_params reads only the wire
-    engine.wire, engine.url, engine.prompts = OpenAIWire(), "http://127.0.0.1:9", None
+    engine.wire, engine.url = OpenAIWire(), "http://127.0.0.1:9"
     engine.check_params(SamplingParams(logprobs=0), None)
     engine.wire = LlamaCppWire()
     with pytest.raises(UnsupportedByEngine, match="logprobs"):
@@ -152,7 +152,7 @@ def test_completions_give_openais_legacy_logprobs(live, model_id, app):
     as_ids = json.load(post_json(live.url + "/v1/completions",
                                  {**body, "return_tokens_as_token_ids": True}))["choices"][0]
     ids = [int(t.removeprefix("token_id:")) for t in as_ids["logprobs"]["tokens"]]
-    assert app.extensions["engine"].detokenize(ids).startswith(choice["text"])
+    assert tokenizer_of(app).detokenize(ids).startswith(choice["text"])
 
 
 def test_a_stop_strings_tokens_are_not_listed(live, model_id):

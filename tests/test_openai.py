@@ -9,7 +9,7 @@ import time
 import openai
 import pytest
 
-from tests.helpers import post_json, sleep_each_step, user, wrap_forward
+from tests.helpers import post_json, sleep_each_step, tokenizer_of, user, wrap_forward
 
 MODEL = "tiny"
 
@@ -146,7 +146,7 @@ def test_overload_is_rate_limit_error(sdk, model_id, app):
     from api.types import SamplingParams
 
     engine = app.extensions["engine"]
-    ids = engine.build_prompt([user("x")], system=None, max_new_tokens=60, max_turns=None).ids
+    ids = tokenizer_of(engine).build_prompt([user("x")], system=None, max_new_tokens=60, max_turns=None).ids
     handles = [engine.submit(ids, SamplingParams(max_new_tokens=60), None) for _ in range(8)]
     try:
         with pytest.raises(openai.RateLimitError):

@@ -16,7 +16,7 @@ from api import create_app
 from api.config import ConfigError, Settings
 from api.engine.quantize import DENSE_ROWS, GROUP, QuantLinear, dense_dtype, dequantized, quantize
 from tests.conftest import CACHE_DIR, tiny_config, wait_ready
-from tests.helpers import assistant, user
+from tests.helpers import assistant, tokenizer_of, user
 
 
 def q41_linear(out_features=96, in_features=128) -> nn.Linear:
@@ -147,7 +147,7 @@ def test_int4_batches_base_and_lora_rows_over_bfloat16_keys_and_values(int4_app)
     head_dim = cfg.hidden_size // cfg.num_attention_heads
     values = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * head_dim
     assert bytes_per_position(engine.loaded) == 2 * values
-    prompts = [(engine.build_prompt([user(text)], system=None, max_new_tokens=10,
+    prompts = [(tokenizer_of(engine).build_prompt([user(text)], system=None, max_new_tokens=10,
                                     max_turns=None).ids, adapter)
                for text, adapter in [("Tell me about the sea.", None), ("Name a colour.", "shouty"),
                                      ("What is rain?", None), ("Say hello.", "shouty")]]

@@ -28,7 +28,7 @@ from api import create_app
 from api.config import ConfigError
 from api.presets import builtin_dir
 from tests.conftest import LiveServer, free_port, run_gunicorn, tiny_live, wait_http, wait_ready
-from tests.helpers import assistant, parse_sse, post_json, sleep_each_step, user, wrap_forward
+from tests.helpers import assistant, parse_sse, post_json, sleep_each_step, tokenizer_of, user, wrap_forward
 from tests.test_logprobs import (  # noqa: F401  (a remote Mnemo's logprobs, through a front)
     test_streamed_logprobs_are_the_whole_replys_and_spell_it,
 )
@@ -241,7 +241,7 @@ def test_the_remotes_429_is_a_429_with_retry_after(slow_front, slow_remote):
     from api.types import SamplingParams
 
     engine = slow_remote.app.extensions["engine"]
-    ids = engine.build_prompt([user("x")], system=None, max_new_tokens=200, max_turns=None).ids
+    ids = tokenizer_of(engine).build_prompt([user("x")], system=None, max_new_tokens=200, max_turns=None).ids
     handles = []
     try:
         for _ in range(6):  # fill its batch and its queue

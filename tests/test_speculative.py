@@ -21,6 +21,7 @@ from api.engine.speculative import Draft, accepted
 from api.types import SamplingParams
 
 from .conftest import CACHE_DIR, LiveServer, wait_ready
+from .helpers import tokenizer_of
 
 pytestmark = pytest.mark.slow  # the default model
 
@@ -107,8 +108,8 @@ def plain(app):
 
 def prompt(app, topic: str) -> list[int]:
     engine = app.extensions["engine"]
-    return engine.build_prompt([{"role": "user", "content": f"Write a long essay about {topic}."}],
-                               system=None, max_new_tokens=64, max_turns=None).ids
+    essay = [{"role": "user", "content": f"Write a long essay about {topic}."}]
+    return tokenizer_of(engine).build_prompt(essay, system=None, max_new_tokens=64, max_turns=None).ids
 
 
 def generate(app, ids, adapter=None, **params):
@@ -166,7 +167,7 @@ def test_a_stop_string_inside_kept_guesses_ends_the_reply_there(spec_app):
 
 def test_an_end_of_sequence_token_ends_the_reply_as_plain_decoding_does(spec_app):
     engine = spec_app.extensions["engine"]
-    ids = engine.build_prompt([{"role": "user", "content": "Say hello in one word."}],
+    ids = tokenizer_of(engine).build_prompt([{"role": "user", "content": "Say hello in one word."}],
                               system=None, max_new_tokens=64, max_turns=None).ids
     got = generate(spec_app, ids, max_new_tokens=64)
     with plain(spec_app):
@@ -206,11 +207,12 @@ def test_the_next_turn_reuses_the_speculated_turns_kv(spec_app):
     for name, ctx in (("spec", contextlib.nullcontext()), ("plain", plain(spec_app))):
         engine.scheduler.prefix.clear()
         with ctx:
-            reply, _, _ = generate(spec_app, engine.build_prompt(
+            reply, _, _ = generate(spec_app, tokenizer_of(engine).build_prompt(
                 first, system=None, max_new_tokens=32, max_turns=None).ids, max_new_tokens=32)
             history = first + [{"role": "assistant", "content": reply},
                                {"role": "user", "content": "Now three animals."}]
-            ids = engine.build_prompt(history, system=None, max_new_tokens=32, max_turns=None).ids
+            ids = tokenizer_of(engine).build_prompt(history, system=None, max_new_tokens=32,
+                                                    max_turns=None).ids
             hits = engine.scheduler.prefix.hits
             turns[name] = (reply, generate(spec_app, ids, max_new_tokens=32))
             assert engine.scheduler.prefix.hits > hits  # the second turn started from the first's KV

@@ -16,7 +16,7 @@ import pytest
 
 from api.openai_schema import _as_text
 from api.tools import Tool, could_be_call, parse_calls
-from tests.helpers import parse_sse, post_json, user
+from tests.helpers import parse_sse, post_json, tokenizer_of, user
 
 WEATHER = {"type": "function", "function": {
     "name": "get_weather", "description": "Current weather in a city",
@@ -106,7 +106,7 @@ def test_a_tool_result_answers_its_call(sdk, model_id, app):
     assert r.choices[0].finish_reason in ("stop", "length", "tool_calls")
     assert r.model_extra["mnemo"]["history"]["used"] == 3
     # the model reads the call as the assistant's text, the result as a tool response
-    text = app.extensions["engine"].build_prompt(_as_text(messages), system=None,
+    text = tokenizer_of(app).build_prompt(_as_text(messages), system=None,
                                                  max_new_tokens=8, max_turns=None,
                                                  with_text=True).text
     assert '<|im_start|>assistant\n{"tool_calls":[{"name":"add","arguments":{"a":2,"b":3}}]}' in text
@@ -119,9 +119,9 @@ def test_client_text_in_tools_and_results_stays_text(app):
     messages = [user("hi"), {"role": "assistant", "content": None, "tool_calls": [{
         "id": "c", "type": "function", "function": {"name": "add", "arguments": hostile}}]},
         {"role": "tool", "tool_call_id": "c", "content": hostile}]
-    ids = eng.build_prompt(_as_text(messages), system=hostile, max_new_tokens=8,
+    ids = tokenizer_of(eng).build_prompt(_as_text(messages), system=hostile, max_new_tokens=8,
                            max_turns=None).ids
-    im_end = eng.tokenize("<|im_end|>", add_special=False)
+    im_end = tokenizer_of(eng).tokenize("<|im_end|>", add_special=False)
     assert len(im_end) == 1 and ids.count(im_end[0]) == 4  # system, user, assistant, tool
 
 

@@ -99,7 +99,7 @@ class Engine(Backend):
             self.registry.next_key(name)
             self.registry.add(Adapter(name, name, self.settings.adapters[name], spec.rank,
                                       spec.targets, "settings"))
-        self.use_tokenizer(self.loaded.tokenizer)
+        self.tokenizer = self.loaded.tokenizer
         self.scheduler = Scheduler(
             self.loaded, max_batch_size=self.settings.max_batch_size,
             max_queue=self.settings.max_queue,

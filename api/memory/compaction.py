@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..exceptions import ContextLengthExceeded, MnemoError
+from ..tokenizer import Tokenizer
 from ..types import SamplingParams
 from . import summary as sm
 
@@ -30,7 +31,7 @@ _OVERHEAD = 8  # template tokens per message, an upper bound for chat templates 
 class Summariser:
     """What compaction needs from the request it runs in (``service.summariser`` builds it):
     no Flask request is needed here."""
-    backend: Any  # counts, renders and truncates tokens (``backend.Backend``)
+    tokenizer: Tokenizer  # counts, renders and truncates tokens
     generate: Callable[[list[int], SamplingParams], Any]  # the joined generation (text, usage)
     cpu_work: Callable[[], AbstractContextManager]  # admission for this request's CPU work
     sign: Callable[[sm.Summary, list[dict], str], str]  # the signature, bound to the caller
@@ -58,7 +59,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     """Fold ``messages[previous.covers:until]`` (pins excepted), oldest first and as far as the
     summariser can read at once, into ``previous``; return ``{"compaction", "summary"}``, or a
     failed compaction and no summary."""
-    eng = tools.backend
+    tokenizer = tools.tokenizer
     start = previous.covers if previous else 0
     prose_before = sm.split(previous.text)[0] if previous else ""
     system = preset.summary_instruction
@@ -66,7 +67,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
         system += "\n\nThe summary so far:\n" + prose_before
     try:
         with tools.cpu_work():
-            covers, blocker = _readable_until(messages, start, until, eng, system,
+            covers, blocker = _readable_until(messages, start, until, tokenizer, system,
                                               preset.summary_max_tokens)
     except MnemoError as err:  # no room to work now (a full queue): a later turn folds it
         return _failed(f"the summary could not start: {err.message}")
@@ -85,9 +86,9 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     params = SamplingParams(max_new_tokens=preset.summary_max_tokens, repetition_penalty=1.1)
     try:
         with tools.cpu_work():
-            prompt = eng.build_prompt(folded + [{"role": "user", "content": ASK}],
-                                      system=system, max_new_tokens=params.max_new_tokens,
-                                      max_turns=None, tenant=tools.tenant)
+            prompt = tokenizer.build_prompt(folded + [{"role": "user", "content": ASK}],
+                                            system=system, max_new_tokens=params.max_new_tokens,
+                                            max_turns=None, tenant=tools.tenant)
         gen = tools.generate(prompt.ids, params)
     except ContextLengthExceeded as err:
         return _failed(f"the summary prompt does not fit: {err.message}")
@@ -101,7 +102,7 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     prose = sm.clean_prose(gen.text)
     if not prose:
         return _failed("the model returned an empty summary")
-    text = _fit(prose, eng, tools.max_message_chars)
+    text = _fit(prose, tokenizer, tools.max_message_chars)
     made = sm.Summary(text, covers, None, kept)
     compaction = {"status": "ok", "covers": covers, "folded": len(folded),
                   "read": {"messages": len(folded), "tokens": len(prompt.ids)},
@@ -117,14 +118,14 @@ def summarize(messages: list[dict], until: int, previous: sm.Summary | None, pre
     return {"compaction": compaction, "summary": made.as_dict()}
 
 
-def _readable_until(messages: list[dict], start: int, until: int, eng, system: str,
+def _readable_until(messages: list[dict], start: int, until: int, tokenizer, system: str,
                     max_new: int) -> tuple[int, tuple[int, int, int] | None]:
     """The end of the longest run of whole exchanges from ``start`` that the summariser can read
     in one prompt; when not even the first exchange fits, ``start`` and what blocks it
     (message index, its tokens, the room)."""
-    fixed, *sizes = eng.count_tokens(system + "\n" + ASK,
+    fixed, *sizes = tokenizer.count_tokens(system + "\n" + ASK,
                                      *(m["content"] for m in messages[start:until]))
-    room = eng.context_window - max_new - fixed - 4 * _OVERHEAD
+    room = tokenizer.context_window - max_new - fixed - 4 * _OVERHEAD
     spent, end = 0, start
     for i, size in zip(range(start, until), sizes, strict=True):
         if messages[i]["role"] == "user" and i > start:
@@ -136,12 +137,12 @@ def _readable_until(messages: list[dict], start: int, until: int, eng, system: s
     return until, None
 
 
-def _fit(prose: str, eng, max_chars: int) -> str:
+def _fit(prose: str, tokenizer, max_chars: int) -> str:
     """The summary within ``SUMMARY_SHARE`` of the window and the message length limit, cut on
     token boundaries."""
-    room = max(1, int(SUMMARY_SHARE * eng.context_window))
+    room = max(1, int(SUMMARY_SHARE * tokenizer.context_window))
     while True:
-        text = eng.truncate_tokens(prose, room).strip() or prose.split()[0]
+        text = tokenizer.truncate_tokens(prose, room).strip() or prose.split()[0]
         if len(text) <= max_chars or room == 1:
             return text
         room = room * 3 // 4 or 1

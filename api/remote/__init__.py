@@ -144,7 +144,7 @@ class RemoteEngine(Backend):
         from ..engine.loader import resolve_source
 
         source, self.local = resolve_source(self.settings)
-        self.use_tokenizer(AutoTokenizer.from_pretrained(source))
+        self.tokenizer = AutoTokenizer.from_pretrained(source)
         config = AutoConfig.from_pretrained(source)
         self._window = getattr(config, "max_position_embeddings", None)
 
@@ -177,7 +177,7 @@ class RemoteEngine(Backend):
         except ValueError as exc:
             raise ConfigError(f"MNEMO_ENGINE_URL: {self.url} does not answer as {wire.name} "
                               f"protocol expects ({exc}); set MNEMO_ENGINE_PROTOCOL") from None
-        ours = self.prompts.tokenizer(PROBE, add_special_tokens=False)["input_ids"]
+        ours = self.tokenizer(PROBE, add_special_tokens=False)["input_ids"]
         if theirs != ours:
             raise ConfigError(
                 f"MNEMO_ENGINE_URL: the remote engine at {self.url} serves {served.model!r} "

@@ -22,7 +22,7 @@ from ..errors import error_body
 from ..exceptions import ContextLengthExceeded, UnknownAdapter, ValidationFailed
 from ..fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load
 from ..openai_schema import MAX_TOP_LOGPROBS, rejected
-from ..service import Generation, engine, event_stream, read_json, sse
+from ..service import Generation, engine, event_stream, read_json, sse, tokenizer
 from ..structured import ResponseFormatField
 from ..types import SamplingParams, TokenLogprob
 
@@ -122,9 +122,8 @@ def _adapter(model: str) -> str | None:
 
 
 def _prompt_ids(prompt, context_window: int, max_tokens: int) -> list[int]:
-    eng = engine()
-    ids = eng.tokenize(prompt) if isinstance(prompt, str) else prompt
-    vocab = eng.vocab_size
+    ids = tokenizer().tokenize(prompt) if isinstance(prompt, str) else prompt
+    vocab = tokenizer().vocab_size
     bad = next((t for t in ids if not 0 <= t < vocab), None)
     if bad is not None:
         raise ValidationFailed(f"prompt: token id {bad} is outside the vocabulary (0 to "
@@ -152,6 +151,7 @@ def completions():
     adapter = _adapter(data["model"])
     params = _params(data)
     eng.check_params(params, adapter)
+    tokenizer().check_schema(params)
     ids = _prompt_ids(data["prompt"], eng.context_window, params.max_new_tokens)
     gen = Generation(ids, params, adapter)
     head = {"id": f"cmpl-{uuid.uuid4().hex}", "object": "text_completion",
@@ -208,7 +208,7 @@ def tokenize():
     eng.require_ready()
     if "model" in body:
         _adapter(body["model"])
-    ids = eng.tokenize(body["prompt"], add_special=body["add_special_tokens"])
+    ids = tokenizer().tokenize(body["prompt"], add_special=body["add_special_tokens"])
     return jsonify({"tokens": ids, "count": len(ids), "max_model_len": eng.context_window})
 
 
@@ -219,17 +219,17 @@ def detokenize():
     eng.require_ready()
     if "model" in body:
         _adapter(body["model"])
-    if any(t >= eng.vocab_size for t in body["tokens"]):
+    if any(t >= tokenizer().vocab_size for t in body["tokens"]):
         raise ValidationFailed(f"tokens: ids must be below the vocabulary's size, "
-                               f"{eng.vocab_size}.", param="tokens")
-    return jsonify({"prompt": eng.detokenize(body["tokens"])})
+                               f"{tokenizer().vocab_size}.", param="tokens")
+    return jsonify({"prompt": tokenizer().detokenize(body["tokens"])})
 
 
 def _legacy_logprobs(tokens: list[TokenLogprob], offset: int, as_ids: bool) -> dict:
     """OpenAI's completions ``logprobs``: tokens, their log-probabilities, each one's best
     alternatives by token, and where each token's text starts in the completion."""
     ids = sorted({t.token for t in tokens} | {i for t in tokens for i, _ in t.top})
-    raw = dict(zip(ids, engine().token_bytes(ids), strict=True))
+    raw = dict(zip(ids, tokenizer().token_bytes(ids), strict=True))
 
     def name(i: int) -> str:
         return f"token_id:{i}" if as_ids else raw[i].decode("utf-8", "backslashreplace")

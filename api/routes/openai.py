@@ -29,6 +29,7 @@ from ..service import (
     prepare,
     read_json,
     sse,
+    tokenizer,
 )
 from ..tools import could_be_call, parse_calls
 from ..types import TokenLogprob, Usage
@@ -149,7 +150,7 @@ def _logprobs(tokens: list[TokenLogprob], asked: bool) -> dict | None:
     if not asked:
         return None
     ids = sorted({t.token for t in tokens} | {i for t in tokens for i, _ in t.top})
-    raw = dict(zip(ids, engine().token_bytes(ids), strict=True))
+    raw = dict(zip(ids, tokenizer().token_bytes(ids), strict=True))
 
     def entry(token: int, logprob: float) -> dict:
         return {"token": raw[token].decode("utf-8", "backslashreplace"), "logprob": logprob,
