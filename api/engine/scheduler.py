@@ -66,8 +66,10 @@ class Scheduler(Stages):
         self.kv_tokens = self.kv_budget  # in force (lowered after out of memory, until idle)
         self.fixed_chunk = prefill_chunk_tokens
         self.step_tokens = prefill_chunk_tokens or 128  # re-measured after each chunk
-        self.waiting: list[Sequence] = []
-        self.prefilling: list[Sequence] = []
+        # The one record of every request the worker holds, by arrival: its ``state`` says
+        # where it is (``waiting``, ``prefilling`` and running are views of it; the runner holds
+        # the running batch's KV); it leaves once its handle is done.
+        self.requests: dict[int, Sequence] = {}
         self.preemptions = 0
         self._queue: queue.Queue[Handle] = queue.Queue()
         self._inflight = 0
@@ -77,13 +79,26 @@ class Scheduler(Stages):
         self._thread: threading.Thread | None = None
         self._calls: list[tuple] = []  # (fn, future, ready): run between steps
         self._closed = False  # the worker has stopped
-        self._live: list[Sequence] = []  # every sequence not yet ended
         self._by_adapter: dict[str | None, int] = {}  # requests in flight per adapter key
 
     # -- public, any thread -------------------------------------------------------------
     @property
     def model(self):
         return self.runner.model
+
+    @property
+    def waiting(self) -> list[Sequence]:
+        """Requests waiting for their prefill (or preempted), oldest first."""
+        return self._in(State.WAITING)
+
+    @property
+    def prefilling(self) -> list[Sequence]:
+        """Long prompts part-way through their chunked prefill, oldest first."""
+        return self._in(State.PREFILLING)
+
+    def _in(self, state: State) -> list[Sequence]:
+        # a copy taken at once (a metrics thread may ask while the worker adds a request)
+        return [s for s in tuple(self.requests.values()) if s.state is state and not s.handle.done]
 
     @property
     def queue_depth(self) -> int:
@@ -186,14 +201,15 @@ class Scheduler(Stages):
             future.set_exception(stopping())
 
     def _all(self) -> list[Sequence]:
-        """Every sequence not yet ended, whatever its state, in transit between lists too."""
-        self._live = [s for s in self._live if not s.handle.done]
-        return list(self._live)
+        """Every request not yet ended, whatever its state (the ended ones leave the record)."""
+        for order in [k for k, s in self.requests.items() if s.handle.done]:
+            del self.requests[order]
+        return list(self.requests.values())
 
     def _fail_all(self, exc: BaseException) -> None:
         for seq in self._all():
             self.output.fail(seq, exc)
-        self._live, self.waiting, self.prefilling = [], [], []
+        self.requests.clear()
         self.runner.clear()
         while True:
             try:
@@ -223,20 +239,17 @@ class Scheduler(Stages):
                 log.exception("admission failed for one request")
                 self.output.fail(handle, exc)
                 continue
-            self._live.append(seq)
+            self.requests[seq.order] = seq
             self._wait(seq)
 
     def _wait(self, seq: Sequence) -> None:
-        """Queue a sequence for prefill, from the longest prefix of its history in the cache."""
+        """Let a sequence wait for prefill, from the longest prefix of its history in the cache."""
         try:
             seq.reuse, seq.kv, seq.handed_over = self.prefix.lookup(seq.cache_owner, seq.history,
                                                                     take=seq.keeps_kv)
         except Exception as exc:
             log.exception("prefix cache lookup failed for one request")
             self.output.fail(seq, exc)
-            return
-        self.waiting.append(seq)
-        self.waiting.sort(key=lambda s: s.order)
 
     def _end_abandoned(self) -> None:
         """End requests whose client left, and waiting ones past their deadline."""
@@ -253,9 +266,7 @@ class Scheduler(Stages):
                 gone.append(seq)
                 self._store_unstarted(seq)
                 self.output.finish(seq, "length")
-        if gone:
-            self.waiting = [s for s in self.waiting if s not in gone]
-            self.prefilling = [s for s in self.prefilling if s not in gone]
+        if gone:  # ended, so out of the waiting and prefilling views; out of the batch here
             self._remove([s for s in gone if s in self.runner.seqs])
 
     def _plan(self):
@@ -269,7 +280,6 @@ class Scheduler(Stages):
             for seq in self.waiting + self.prefilling:
                 self._store_unstarted(seq)  # their conversations' cache entries go back
                 self.output.fail(seq, exc)
-            self.waiting, self.prefilling = [], []
             return None
         for seq in plan.preempt:
             self._preempt(seq)

@@ -1,8 +1,9 @@
 """The worker's stages: prefill what the plan says, decode the batch, emit and store.
 
-A mixin of ``Scheduler`` (``scheduler``), which owns the state these methods share: the
-runner and its batch, the waiting and prefilling lists, the output processor and the prefix
-cache. Each stage catches failures for the requests it touches and for no others.
+A mixin of ``Scheduler`` (``scheduler``), which owns the state these methods use: the one
+record of its requests (whose ``state`` each stage moves on: waiting and prefilling are views
+of it), the runner and its batch, the output processor and the prefix cache. Each stage
+catches failures for the requests it touches and for no others.
 """
 
 from __future__ import annotations
@@ -45,8 +46,6 @@ class Stages:
                 whole.append(prefill.Pending(seq, seq.history, seq.reuse, seq.kv, seq.handed_over))
             else:
                 chunks.append((seq, n))
-        started = {id(p.seq) for p in whole}
-        self.waiting = [s for s in self.waiting if id(s) not in started]
         for group in prefill.groups(whole):
             self._prefill_group(group)
         for seq, n in chunks:
@@ -59,10 +58,8 @@ class Stages:
         except Exception as exc:
             if len(group) > 1:  # find the culprit: each is retried alone at the next step
                 log.exception("group prefill of %d requests failed; retrying each alone", len(group))
-                for seq in seqs:
+                for seq in seqs:  # still waiting: the next steps prefill each alone
                     seq.solo = True
-                    self.waiting.append(seq)
-                self.waiting.sort(key=lambda s: s.order)
             else:
                 log.exception("prefill failed for one request")
                 self.output.fail(seqs[0], exc)
@@ -73,18 +70,15 @@ class Stages:
 
     def _prefill_chunk(self, seq: Sequence, n: int) -> None:
         if seq.state is State.WAITING:
-            self.waiting.remove(seq)
             seq.state, seq.fed = State.PREFILLING, seq.reuse
             seq.cache = new_cache(seq.kv, seq.reuse, owned=seq.handed_over,
                                   reserve=len(seq.history), dtype=self.runner.kv_dtype)
             seq.kv = None
-            self.prefilling.append(seq)
         started = time.perf_counter()
         try:
             logits = self.runner.prefill_chunk(seq, n)
         except Exception as exc:
             log.exception("prefill failed for one request")
-            self.prefilling.remove(seq)
             self.output.fail(seq, exc)
             return
         self._measure(n, time.perf_counter() - started)
@@ -95,7 +89,6 @@ class Stages:
             self._join_prefilled(seq, logits)
 
     def _join_prefilled(self, seq: Sequence, logits: torch.Tensor) -> None:
-        self.prefilling.remove(seq)
         cache, seq.cache, seq.logits = seq.cache, None, None
         self._started([seq], logits, cache)
 
