@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-DEFAULT_ADAPTERS = {"legal-demo": str(Path(__file__).resolve().parents[1] / "adapters" / "legal-demo")}
+# Adapters shipped in adapters/, which MNEMO_ADAPTERS may name alone ("legal-demo").
+SHIPPED_ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
 
 PREFIX = "MNEMO_"
 EXECUTORS = ("auto", "native", "lean", "transformers")
@@ -35,18 +36,18 @@ class Settings:
     engine_url: str = ""
     engine_protocol: str = "auto"
     engine_key: str = ""  # sent as "Authorization: Bearer ..." to the remote engine
-    # name -> path of a PEFT LoRA adapter; env form: "name=path,other=path".
-    # With the default model, the demo adapter trained by training/train_lora.py (shipped in
-    # adapters/) is served too, unless MNEMO_ADAPTERS names the set (empty: none).
+    # name -> path of a PEFT LoRA adapter; env form: "name=path,other=path", or the name alone
+    # of one shipped in adapters/ (the demo trained by training/train_lora.py: legal-demo).
     adapters: dict[str, str] = field(default_factory=dict)
     device: str = "auto"  # auto: CUDA when present, else CPU
     dtype: str = "auto"  # auto: bfloat16 on CUDA, float32 on CPU (CPU bf16 matmuls are slow)
     # Weight-only quantization of the linear layers on CPU (api/engine/quantize.py): none,
-    # int8, int4, or auto: int4 for a model shipped in that layout (a Q4_0 / Q4_1 GGUF file,
-    # the embedded default among them) where int4 can run, else none (loader.choose_quantize).
-    # Not the default yet: the shipped legal-demo adapter, trained on float32, follows its
-    # form in 14 of 20 held-out answers over int4 against 16 or more over float32.
-    quantize: str = "none"
+    # int8, int4, or auto (the default): int4 for a model shipped in that layout (a Q4_0 /
+    # Q4_1 GGUF file, the embedded default among them: its weights are on int4's grid already)
+    # where int4 can run and no LoRA adapter is served, else none (loader.choose_quantize).
+    # Adapters are trained over float32: the shipped legal-demo follows its form in 14 of 20
+    # held-out answers over int4 against 16 or more over float32.
+    quantize: str = "auto"
     # What runs the model's forward (api/engine/loader.py ``choose_executor``; docs/engine.md):
     # auto: the fastest that runs here: on a CPU, the lean forward of a Llama model
     # (api/engine/lean.py), whose one-row decode steps of an int8/int4 model run the native
@@ -113,8 +114,6 @@ class Settings:
             if raw is not None:
                 values[f.name] = _parse(f.name, raw)
         values.update(overrides or {})
-        if "adapters" not in values and not values.get("model") and not values.get("engine_url"):
-            values["adapters"] = {k: v for k, v in DEFAULT_ADAPTERS.items() if Path(v).is_dir()}
         unknown = set(values) - {f.name for f in fields(cls)}
         if unknown:
             raise ConfigError(f"unknown setting(s): {', '.join(sorted(unknown))}")
@@ -212,6 +211,11 @@ class Settings:
                 raise bad("adapters", f"adapter {name!r}: {path!r} is not a directory")
 
 
+def shipped_adapters() -> list[str]:
+    return sorted(p.name for p in SHIPPED_ADAPTERS.iterdir() if (p / "adapter_config.json").is_file()) \
+        if SHIPPED_ADAPTERS.is_dir() else []
+
+
 def _parse(name: str, raw: str) -> Any:
     """Turn one environment string into the type its field needs."""
     env = PREFIX + name.upper()
@@ -221,10 +225,13 @@ def _parse(name: str, raw: str) -> Any:
             pairs = [p.strip() for p in raw.split(",") if p.strip()]
             out = {}
             for pair in pairs:
-                key, sep, path = pair.partition("=")
-                if not sep or not key.strip() or not path.strip():
-                    raise ValueError(f"expected name=path, got {pair!r}")
-                out[key.strip()] = path.strip()
+                key, sep, path = (part.strip() for part in pair.partition("="))
+                if not sep and key in shipped_adapters():  # a shipped adapter, by its name
+                    sep, path = "=", str(SHIPPED_ADAPTERS / key)
+                if not sep or not key or not path:
+                    raise ValueError(f"expected name=path or a shipped adapter's name "
+                                     f"({', '.join(shipped_adapters())}), got {pair!r}")
+                out[key] = path
             return out
         if kind.startswith("tuple"):
             return tuple(p.strip() for p in raw.split(",") if p.strip())

@@ -19,7 +19,7 @@ import threading
 import time
 
 from api import create_app
-from api.config import DEFAULT_ADAPTERS
+from api.config import SHIPPED_ADAPTERS
 from api.tokenizer import Tokenizer
 from api.types import SamplingParams
 
@@ -61,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    demo = DEFAULT_ADAPTERS["legal-demo"]
+    demo = str(SHIPPED_ADAPTERS / "legal-demo")
     plain = engine({})
     mixed = engine({f"a{i}": demo for i in range(1, 5)})
     modes = {

@@ -21,6 +21,7 @@ from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 from werkzeug.serving import make_server
 
 from api import create_app
+from api.config import Settings
 from api.engine.loader import dequantized_dir, embedded_gguf, embedded_tag
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,7 +32,7 @@ CACHE_DIR = Path(os.environ.get("MNEMO_CACHE_DIR", Path.home() / ".cache" / "mne
 # a server on the real default model, and those that load the default model themselves (the
 # tiny model's fixtures read its tokenizer only). Modules that start server processes or a
 # compiler mark themselves.
-SLOW_FIXTURES = {"browser", "default_live"}
+SLOW_FIXTURES = {"browser", "default_live", "legal_live"}
 
 
 def pytest_collection_modifyitems(items):
@@ -188,9 +189,24 @@ def model_id(sdk):
 
 @pytest.fixture(scope="session")
 def default_live(smol_dir):
-    """The real default model behind real HTTP."""
+    """The real default model behind real HTTP, with the default settings (int4, as the
+    embedded model ships)."""
     app = create_app({"cache_dir": str(CACHE_DIR), "warmup": True})
     wait_ready(app, timeout=300)
+    assert app.extensions["engine"].loaded.quantize == "int4"
+    server = LiveServer(app)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def legal_live(smol_dir):
+    """The default model serving the shipped demo adapter (MNEMO_ADAPTERS=legal-demo), which
+    keeps it in float32, as the adapter was trained."""
+    app = create_app({"cache_dir": str(CACHE_DIR), "warmup": True,
+                      "adapters": Settings.load({"MNEMO_ADAPTERS": "legal-demo"}).adapters})
+    wait_ready(app, timeout=300)
+    assert app.extensions["engine"].loaded.quantize == "none"
     server = LiveServer(app)
     yield server
     server.close()

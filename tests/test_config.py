@@ -36,6 +36,17 @@ def test_bad_values_name_their_variable(env, fragment):
         Settings.load(env)
 
 
+def test_a_shipped_adapter_is_named_alone_and_none_is_served_unasked():
+    from api.config import SHIPPED_ADAPTERS
+
+    assert Settings.load({}).adapters == {}
+    assert Settings.load({"MNEMO_ADAPTERS": "legal-demo"}).adapters == {
+        "legal-demo": str(SHIPPED_ADAPTERS / "legal-demo")}
+    for bad in ("nothing-shipped", "../legal-demo", "=x", "legal-demo="):
+        with pytest.raises(ConfigError, match="a shipped adapter's name"):
+            Settings.load({"MNEMO_ADAPTERS": bad})
+
+
 def test_unknown_override_is_rejected():
     with pytest.raises(ConfigError, match="unknown setting"):
         Settings.load({}, {"modle": "x"})
@@ -59,8 +70,9 @@ def test_quantize_auto_runs_int4_only_for_a_model_shipped_in_that_layout(tmp_pat
         return choose_quantize(Settings.load(environ={}, overrides={"quantize": "auto",
                                                                      **values}))
 
-    assert Settings.load(environ={}).quantize == "none"  # auto is opt-in for now
+    assert Settings.load(environ={}).quantize == "auto"  # the default
     assert chosen() == "int4"  # the embedded default: a Q4_1 file
+    assert chosen(adapters=Settings.load({"MNEMO_ADAPTERS": "legal-demo"}).adapters) == "none"
     q4_0, f16 = gguf_header(tmp_path / "a.gguf", 2), gguf_header(tmp_path / "b.gguf", 1)
     assert gguf_file_type(q4_0) == 2 and gguf_file_type(f16) == 1
     assert chosen(model=str(q4_0)) == "int4"

@@ -36,8 +36,8 @@ def answers(engine, *adapters):
     return [[out[a, i] for i in range(len(HELDOUT))] for a in adapters]
 
 
-def test_the_adapter_answers_held_out_questions_in_the_trained_form(default_live):
-    engine = default_live.app.extensions["engine"]
+def test_the_adapter_answers_held_out_questions_in_the_trained_form(legal_live):
+    engine = legal_live.app.extensions["engine"]
     assert "legal-demo" in engine.adapters
     tuned, base = answers(engine, "legal-demo", None)
     with_adapter, without = [follows_form(a) for a in tuned], [follows_form(a) for a in base]
@@ -47,21 +47,21 @@ def test_the_adapter_answers_held_out_questions_in_the_trained_form(default_live
     assert rate_with >= 0.8 and rate_without <= 0.1
 
 
-def test_legal_flow_end_to_end_over_the_api(default_live):
+def test_legal_flow_end_to_end_over_the_api(legal_live):
     body = {"messages": [user("租房合同到期了，房东一直不退押金，我该怎么办？")], "template": "legal",
             "adapter": "legal-demo"}
-    preview = json.load(post_json(default_live.url + "/api/chat/preview", body))
+    preview = json.load(post_json(legal_live.url + "/api/chat/preview", body))
     assert "资深法律专家" in preview["prompt"] and preview["max_new_tokens"] == 200
-    reply = json.load(post_json(default_live.url + "/api/chat", body, timeout=300))
+    reply = json.load(post_json(legal_live.url + "/api/chat", body, timeout=300))
     text = reply["message"]["content"]
     assert reply["model"] == "legal-demo" and 0 < len(text) <= 200, text
     print("legal flow answer:", text)
 
 
-def test_legal_flow_in_the_page_with_the_adapter_picked_in_settings(browser, default_live):
+def test_legal_flow_in_the_page_with_the_adapter_picked_in_settings(browser, legal_live):
     context = browser.new_context()
     context.set_default_timeout(180_000)  # a 4-beam search of up to 200 tokens on 2 CPU cores
-    page = open_page(context, default_live.url)
+    page = open_page(context, legal_live.url)
     page.click("#toggle-settings")
     page.select_option("#set-template", "legal")
     page.select_option("#set-adapter", "legal-demo")

@@ -89,7 +89,8 @@ def test_the_load_refuses_a_model_the_native_step_cannot_draft_for(tiny_dir, tmp
 @pytest.fixture(scope="module")
 def spec_app(smol_dir):
     """The default model (with its demo adapter) and the int4 draft."""
-    app = create_app({"cache_dir": str(CACHE_DIR), "warmup": True, "speculative": "int4"})
+    app = create_app({"cache_dir": str(CACHE_DIR), "warmup": True, "speculative": "int4",
+                      "adapters": Settings.load({"MNEMO_ADAPTERS": "legal-demo"}).adapters})
     wait_ready(app, timeout=300)
     yield app
     app.extensions["engine"].stop()
