@@ -2,7 +2,7 @@
 
 Two backends stand behind it: the embedded engine (``api.engine.Engine``, the default) and a
 remote engine over HTTP (``api.remote.RemoteEngine``, chosen by ``MNEMO_ENGINE_URL``). Each
-loads the model's tokenizer (``tokenizer``), which the front uses (``api.tokens``) so that
+loads the model's tokenizer (``tokenizer``), which the front uses (``api.tokenizer``) so that
 validation, trimming, memory and rendering are the same on either; a backend receives a
 rendered prompt as token ids with its ``SamplingParams`` and answers with a ``Handle``: a
 stream of Chunks (text, then a finish reason and usage on the last), cancelled by ``cancel()``.

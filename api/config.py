@@ -135,6 +135,10 @@ class Settings:
                       f"{self.executor!r}")
         if self.quantize not in ("auto", "none", "int8", "int4"):
             raise bad("quantize", f"must be auto, none, int8 or int4, got {self.quantize!r}")
+        if self.executor == "native" and (self.quantize == "none" or self.device.startswith("cuda")):
+            raise bad("executor", "native runs the one-row decode steps of an int8/int4 model on "
+                      "a CPU: leave MNEMO_QUANTIZE at auto (or int8, int4) and MNEMO_DEVICE at "
+                      "auto or cpu, or choose auto")
         quantized = self.quantize in ("int8", "int4")  # asked for; auto adapts to the rest
         if quantized and self.device.startswith("cuda"):
             raise bad("quantize", "int8 and int4 use torch's CPU kernels; on a GPU use "
@@ -155,6 +159,7 @@ class Settings:
             local = [n for n, v, off in (("quantize", "none" if self.quantize == "auto"
                                           else self.quantize, "none"),
                                          ("speculative", self.speculative, "none"),
+                                         ("executor", self.executor, "auto"),
                                          ("adapters", self.adapters, {}),
                                          ("admin_keys", self.admin_keys, ())) if v != off]
             if local:
@@ -231,6 +236,8 @@ def _parse(name: str, raw: str) -> Any:
                 if not sep or not key or not path:
                     raise ValueError(f"expected name=path or a shipped adapter's name "
                                      f"({', '.join(shipped_adapters())}), got {pair!r}")
+                if key in out:
+                    raise ValueError(f"the adapter name {key!r} is given twice")
                 out[key] = path
             return out
         if kind.startswith("tuple"):

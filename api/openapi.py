@@ -51,6 +51,8 @@ _STATUS_TEXT = {
 }
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds to wait before retrying.",
                                 "schema": {"type": "integer"}}}
+_AUTHENTICATE = {"WWW-Authenticate": {"description": "How to authenticate: Bearer.",
+                                      "schema": {"type": "string"}}}
 
 
 def _errors(statuses: tuple[int, ...], openai: bool) -> dict:
@@ -61,6 +63,8 @@ def _errors(statuses: tuple[int, ...], openai: bool) -> dict:
                 "content": {"application/json": {"schema": schema}}}
         if status in (429, 503):
             resp["headers"] = _RETRY_AFTER
+        elif status == 401:
+            resp["headers"] = _AUTHENTICATE
         out[str(status)] = resp
     return out
 

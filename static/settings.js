@@ -21,6 +21,11 @@ export function initSettings(app) {
     select.replaceChildren();
     if (first) select.appendChild(Object.assign(el("option", "", first[1]), { value: first[0] }));
     for (const name of names) select.appendChild(Object.assign(el("option", "", name), { value: name }));
+    // a conversation's choice this server does not offer (an adapter no longer served) stays
+    // visible, named as such, rather than a blank select: the server's 400 says the same
+    if (value && !names.includes(value)) {
+      select.appendChild(Object.assign(el("option", "", `${value} (not served here)`), { value }));
+    }
     select.value = value;
   }
   function fillSettings() {

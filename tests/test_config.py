@@ -29,6 +29,9 @@ def test_environment_values_are_parsed(tmp_path):
     ({"MNEMO_CONTEXT_WINDOW": "3"}, "MNEMO_CONTEXT_WINDOW"),
     ({"MNEMO_EXECUTOR": "fast"}, "MNEMO_EXECUTOR: must be auto, native, lean or transformers"),
     ({"MNEMO_LEAN_FORWARD": "0"}, "MNEMO_LEAN_FORWARD was replaced by MNEMO_EXECUTOR"),
+    ({"MNEMO_EXECUTOR": "native", "MNEMO_QUANTIZE": "none"}, "MNEMO_EXECUTOR: native runs"),
+    ({"MNEMO_EXECUTOR": "lean", "MNEMO_ENGINE_URL": "http://127.0.0.1:9"}, "MNEMO_EXECUTOR"),
+    ({"MNEMO_ADAPTERS": "legal-demo,legal-demo=/tmp"}, "given twice"),
     ({"MNEMO_NATIVE_DECODE": "1"}, "MNEMO_NATIVE_DECODE was replaced by MNEMO_EXECUTOR"),
 ])
 def test_bad_values_name_their_variable(env, fragment):

@@ -263,14 +263,21 @@ def test_ten_sigterms_during_streams_exit_cleanly(smol_dir, tmp_path):
             out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True)
             return int(out.stdout.split()[0])
 
+        def stream(started: threading.Event) -> None:
+            resp = post_json(url + "/api/chat", {"messages": [user("tell me a story")],
+                                                 "max_new_tokens": 64, "stream": True})
+            resp.readline()  # its first event: the reply is being generated
+            started.set()
+            resp.read()
+
         for _ in range(10):
             pid = worker_pid()
-            streams = [threading.Thread(target=lambda: post_json(url + "/api/chat", {
-                "messages": [user("tell me a story")], "max_new_tokens": 64, "stream": True
-            }).read()) for _ in range(2)]
+            started = [threading.Event() for _ in range(2)]
+            streams = [threading.Thread(target=stream, args=(e,)) for e in started]
             for t in streams:
                 t.start()
-            time.sleep(0.2)
+            for e in started:  # SIGTERM while both generate
+                assert e.wait(60)
             os.kill(pid, signal.SIGTERM)
             for t in streams:
                 t.join(timeout=30)

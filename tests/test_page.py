@@ -166,6 +166,26 @@ def test_server_error_is_shown_and_failed_exchange_not_sent(context, live):
     assert bodies[-1]["adapter"] == "shouty"
 
 
+def test_an_adapter_no_longer_served_is_named_not_blank_and_the_server_says_why(context, live):
+    """A conversation saved while another adapter was served (legal-demo before it became
+    opt-in): its settings name the choice as not served, and sending shows the server's 400."""
+    page = open_page(context, live.url)
+    send(page, "first")
+    wait_reply(page, 2)
+    page.evaluate("""() => { const c = window.MnemoStore.list()[0];
+        c.settings.adapter = "legal-demo"; window.MnemoStore.write(c); }""")
+    page.reload()
+    wait_loaded(page)
+    page.click("#toggle-settings")
+    expect(page.locator("#set-adapter option:checked")).to_have_text("legal-demo (not served here)")
+    send(page, "second")
+    page.wait_for_selector(".msg.user.failed")
+    expect(page.locator(".msg.user.failed .error")).to_contain_text("legal-demo")
+    page.select_option("#set-adapter", "")  # the base model: the next message goes through
+    send(page, "third")
+    wait_reply(page, 5)
+
+
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>[x](javascript:window.__xss=3)'
 
 

@@ -560,3 +560,16 @@ def test_llama_cpp_requests_stay_within_what_llama_server_accepts(seed):
     other = LlamaCppWire().body(ids, SamplingParams(do_sample=True, seed=seed + 1),
                                 Served("m", 1024, {}), None)
     assert other["seed"] != body["seed"]  # neighbouring seeds stay distinct
+
+
+def test_the_remotes_retry_after_is_read_as_seconds_or_a_date():
+    import email.utils
+
+    from api.remote import _seconds
+
+    assert _seconds("7") == 7 and _seconds(None) == 1 and _seconds("") == 1
+    for odd in ("1_000", "1e3", "-3", "0", "soon", "12.5"):
+        assert _seconds(odd) == 1, odd
+    assert 100 < _seconds(email.utils.formatdate(time.time() + 120, usegmt=True)) <= 120
+    assert _seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 1  # past
+    assert _seconds("9" * 12) == 86_400

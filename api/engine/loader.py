@@ -191,11 +191,16 @@ def choose_quantize(settings: Settings) -> str:
     gguf = embedded_gguf() if not settings.model else Path(settings.model)
     if gguf.suffix != ".gguf" or not gguf.is_file():
         return "none"
+    if gguf_file_type(gguf) not in SHIPPED_INT4:
+        return "none"
     runs = (settings.device in ("auto", "cpu") and settings.dtype in ("auto", "float32")
             and not settings.admin_keys and settings.speculative == "none"
-            and not settings.adapters  # trained over float32: they keep their form better there
             and (settings.device == "cpu" or not torch.cuda.is_available()))
-    return "int4" if runs and gguf_file_type(gguf) in SHIPPED_INT4 else "none"
+    if runs and settings.adapters:  # trained over float32: they keep their form better there
+        log.info("MNEMO_QUANTIZE=auto runs float32, not the file's int4 layout: LoRA adapters "
+                 "are served (MNEMO_QUANTIZE=int4 runs them over int4)")
+        return "none"
+    return "int4" if runs else "none"
 
 
 def load(settings: Settings) -> Loaded:
@@ -294,7 +299,7 @@ def lean_forward(model, settings: Settings, device: torch.device,
         declined = packing.declined()
         if declined is None:
             packed = packing.pack(model, joins=joins(model))
-        else:
+        elif not replaced:  # (int8/int4 layers are not packed either way)
             log.info("float32 layers stay in torch's layout, not oneDNN's: %s", declined)
     if replaced or why is None:  # packed or joined by the lean forward: copies either way
         own_memory(model)

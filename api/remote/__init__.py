@@ -16,6 +16,8 @@ remote like any reply.
 from __future__ import annotations
 
 import atexit
+import datetime
+import email.utils
 import logging
 import socket
 import threading
@@ -279,7 +281,7 @@ class RemoteEngine(Backend):
                 self.load_error = exc
                 self.ready.clear()
                 log.error("%s", exc)
-                raise NotReady(f"The model {self.not_ready_reason()}.") from None
+                raise NotReady(f"The model {self.not_ready_reason()}.", retry_after=5) from None
             self._stale = False
 
     def readiness(self) -> dict:
@@ -468,9 +470,16 @@ def _close_at_exit(ref: weakref.ref) -> None:
 
 
 def _seconds(retry_after: str | None) -> float:
-    """The remote's ``Retry-After`` in seconds (a date, or nothing, reads as 1 s)."""
+    """The remote's ``Retry-After`` in seconds: delay-seconds, or an HTTP date (RFC 9110); what
+    is neither, or nothing, reads as 1 s; at most a day."""
+    value = (retry_after or "").strip()
+    if value.isascii() and value.isdigit():
+        return float(min(max(int(value), 1), 86_400))
     try:
-        seconds = float(retry_after or "")
-    except ValueError:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
         return 1.0
-    return min(max(seconds, 1.0), 3600.0) if seconds == seconds else 1.0
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=datetime.UTC)
+    wait = (when - datetime.datetime.now(datetime.UTC)).total_seconds()
+    return min(max(wait, 1.0), 86_400.0)

@@ -25,6 +25,7 @@ import importlib.util
 import logging
 import os
 import platform
+import shlex
 import shutil
 import signal
 import subprocess
@@ -87,9 +88,10 @@ def load(cache_dir: Path) -> ModuleType | None:
     library = build_dir(cache_dir, name) / f"{name}.so"
     if not _whole(library):
         damaged = "damaged" if library.parent.exists() else "not built"
-        log.warning("the native decode step is %s for this machine and torch (scripts/setup, or "
-                    "python -m api.engine.native, builds it into %s); one-row int8/int4 decode "
-                    "steps run in Python, about 0.6x the speed (docs/engine.md)", damaged, cache_dir)
+        log.warning("the native decode step is %s for this machine and torch (scripts/setup "
+                    "builds it, or: python -m api.engine.native %s); one-row int8/int4 decode "
+                    "steps run in Python, about 0.6x the speed (docs/engine.md)", damaged,
+                    shlex.quote(str(cache_dir)))
         return None
     return _import(name, library)
 
@@ -176,6 +178,7 @@ def _build(name: str, cache_dir: Path, target: Path) -> None:
         _write_synced(library.with_suffix(".sha256"), _digest(library))
         with open(library, "rb") as f:
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o755)  # a staging directory is private; the server may run as another user
         try:
             os.rename(tmp, target)
         except OSError:  # another process won the race (its build is as good as ours)...

@@ -1,8 +1,8 @@
 """Build the native decode step for this machine: ``python -m api.engine.native [cache_dir]``.
 
 ``scripts/setup`` runs it at install, so no serving start compiles; ``cache_dir`` defaults to
-the ``MNEMO_CACHE_DIR`` in effect (``~/.cache/mnemo``). Exits 1 where it cannot be built (the
-server then runs the Python step and says so).
+the ``MNEMO_CACHE_DIR`` in effect (``~/.cache/mnemo``). Prints where the build lives; exits 1
+where it cannot be built (the server then runs the Python step and says so).
 """
 
 from __future__ import annotations
@@ -22,4 +22,5 @@ module = build(cache_dir)
 if module is not None:
     print(f"mnemo: the native decode step is built for this machine ({build_dir(cache_dir)})",
           file=sys.stderr)
+    print(build_dir(cache_dir))  # for scripts/setup: where it lives
 sys.exit(0 if module is not None else 1)
