@@ -2,13 +2,15 @@
 (``prompt.PromptBuilder``), and text tokenized, whichever backend generates.
 
 One ``Tokenizer`` per loaded tokenizer (``service.tokenizer()`` makes it once the backend has loaded
-its tokenizer); its operations hold one lock, as the Rust tokenizer is not re-entrant across
-threads. The backend receives what comes out of here: token ids.
+its tokenizer); its operations hold the lock of that tokenizer (one per tokenizer object,
+whichever wrapper uses it), as the Rust tokenizer is not re-entrant across threads. The
+backend receives what comes out of here: token ids.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 
 from .engine.decoding import byte_tokenizer
@@ -17,13 +19,24 @@ from .exceptions import ValidationFailed
 from .prompt import PromptBuilder
 from .types import SamplingParams
 
+_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_locks_guard = threading.Lock()
+
+
+def _lock_of(tokenizer) -> threading.Lock:
+    with _locks_guard:
+        lock = _locks.get(tokenizer)
+        if lock is None:
+            lock = _locks[tokenizer] = threading.Lock()
+        return lock
+
 
 class Tokenizer:
     def __init__(self, tokenizer, context_window: Callable[[], int]):
         self.tokenizer = tokenizer
         self._window = context_window  # the backend's, asked each time
         self.prompts = PromptBuilder(tokenizer)
-        self._lock = threading.Lock()
+        self._lock = _lock_of(tokenizer)
 
     @classmethod
     def of(cls, backend) -> Tokenizer:
