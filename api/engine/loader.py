@@ -10,6 +10,7 @@ Model sources, by ``MNEMO_MODEL``:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.metadata
 import importlib.util
 import logging
@@ -135,9 +136,14 @@ def resolve_source(settings: Settings) -> tuple[str, str]:
 def quiet_libraries() -> None:
     """An operator's start log holds Mnemo's lines: transformers' weight-loading progress bars
     and its deprecation notices about its own internals mean nothing to them."""
+    import transformers.modeling_gguf_pytorch_utils as gguf_utils
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
+    # the GGUF conversion's bar is plain tqdm, which that switch does not reach (the loader
+    # logs the conversion in one line instead)
+    if not isinstance(gguf_utils.tqdm, functools.partial):
+        gguf_utils.tqdm = functools.partial(gguf_utils.tqdm, disable=True)
     warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers(\.|$)")
 
 

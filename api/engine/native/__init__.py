@@ -93,7 +93,10 @@ def load(cache_dir: Path) -> ModuleType | None:
                     "steps run in Python, about 0.6x the speed (docs/engine.md)", damaged,
                     shlex.quote(str(cache_dir)))
         return None
-    return _import(name, library)
+    module = _import(name, library)
+    if module is not None:
+        log.info("one-row decode steps run natively (%s)", library)
+    return module
 
 
 def build(cache_dir: Path) -> ModuleType | None:
@@ -123,7 +126,6 @@ def _import(name: str, library: Path) -> ModuleType | None:
                     "runs every step", str(exc).strip() or type(exc).__name__)
         return None
     _loaded[name] = module
-    log.info("one-row decode steps run natively (%s)", library)
     return module
 
 
