@@ -28,17 +28,30 @@ export function initSettings(app) {
     }
     select.value = value;
   }
+  // A field being edited keeps what is typed: a re-render (another tab's write, merged while
+  // this one streams, every 500 ms) must not put the stored value back under the cursor; the
+  // edit is read on its change event.
+  const editing = (id) => document.activeElement === $(id);
+  function setValue(id, value) {
+    if (!editing(id)) $(id).value = value;
+  }
   function fillSettings() {
     const s = app.current.settings, c = app.config || {};
-    options($("set-template"), Object.keys(c.presets || { default: 1 }), s.template || "default");
-    options($("set-adapter"), c.adapters || [], s.adapter || "", ["", "(base model)"]);
-    $("set-max-turns").value = s.max_turns;
-    $("set-max-new").value = s.max_new_tokens;
+    if (!editing("set-template")) {
+      options($("set-template"), Object.keys(c.presets || { default: 1 }), s.template || "default");
+    }
+    if (!editing("set-adapter")) {
+      options($("set-adapter"), c.adapters || [], s.adapter || "", ["", "(base model)"]);
+    }
+    setValue("set-max-turns", s.max_turns);
+    setValue("set-max-new", s.max_new_tokens);
     const t = temperatureOf(s);
-    $("set-temperature").value = t === null ? "" : t;
-    $("set-temperature").setCustomValidity("");
-    $("set-system").value = s.system || "";
-    $("set-apikey").value = localStorage.getItem(KEY) || "";
+    if (!editing("set-temperature")) {
+      $("set-temperature").value = t === null ? "" : t;
+      $("set-temperature").setCustomValidity("");
+    }
+    setValue("set-system", s.system || "");
+    setValue("set-apikey", localStorage.getItem(KEY) || "");
   }
   // Only the setting whose input changed is written: the form may hold a stale value of another
   // (a change another tab made while this tab did not re-render), which must not revert it.

@@ -139,9 +139,13 @@ def test_two_tabs_changing_different_fields_of_one_message_and_of_the_settings_k
     a.fill("#input", "")  # a later change in A: its save now meets B's copy
     send(a, "A after")
     wait_reply(a, 6)
+    # Both tabs idle now: storage settles once B's write-back of what A's stale saves lacked
+    # (coalesced for 100 ms, then carried to A's process 10-340 ms later) has landed; until
+    # then A's last write may stand, so the wait is for that event, then the whole state.
     for page in (a, b):
         page.wait_for_function("""() => { const c = window.MnemoStore.list()[0];
-            return c.messages.length === 6 && c.messages[2].pinned === true; }""")
+            return c.messages.length === 6 && c.messages[2].pinned === true
+                && c.settings.max_turns === 3 && c.settings.temperature === 0.5; }""")
     for conv in (stored(a)[0], stored(b)[0]):
         asked = conv["messages"][2]
         assert (asked["content"], asked["status"], asked.get("pinned")) == (
