@@ -48,7 +48,8 @@ class Settings:
     # Adapters are trained over float32: the shipped legal-demo follows its form in 14 of 20
     # held-out answers over int4 against 16 or more over float32.
     quantize: str = "auto"
-    # What runs the model's forward (api/engine/loader.py ``choose_executor``; docs/engine.md):
+    # What runs the model's forward (api/engine/loader.py ``lean_forward``, ``native_decode``;
+    # docs/engine.md):
     # auto: the fastest that runs here: on a CPU, the lean forward of a Llama model
     # (api/engine/lean.py), whose one-row decode steps of an int8/int4 model run the native
     # step (api/engine/native/) where scripts/setup built it; else transformers' forward.

@@ -97,4 +97,5 @@ class Tokenizer:
 
     @property
     def vocab_size(self) -> int:
-        return len(self.tokenizer)
+        with self._lock:
+            return len(self.tokenizer)

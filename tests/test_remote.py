@@ -86,7 +86,7 @@ def front(url: str, tiny_dir, tmp_path_factory, **extra):
 
 def gunicorn_engine(tiny_dir, lora_dir, tmp_path, port: int | None = None, **env_extra):
     """A second Mnemo under gunicorn on the tiny model and its adapter; yields (process, url)."""
-    return run_gunicorn(tiny_dir, tmp_path, port=port, ready="/healthz", MNEMO_WARMUP="false",
+    return run_gunicorn(tiny_dir, tmp_path, port=port, ready="/readyz", MNEMO_WARMUP="false",
                         **{"MNEMO_ADAPTERS": f"shouty={lora_dir}", "MNEMO_API_KEYS": KEY,
                            **env_extra})
 

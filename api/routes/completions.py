@@ -219,9 +219,10 @@ def detokenize():
     eng.require_ready()
     if "model" in body:
         _adapter(body["model"])
-    if any(t >= tokenizer().vocab_size for t in body["tokens"]):
-        raise ValidationFailed(f"tokens: ids must be below the vocabulary's size, "
-                               f"{tokenizer().vocab_size}.", param="tokens")
+    vocab = tokenizer().vocab_size
+    if any(t >= vocab for t in body["tokens"]):
+        raise ValidationFailed(f"tokens: ids must be below the vocabulary's size, {vocab}.",
+                               param="tokens")
     return jsonify({"prompt": tokenizer().detokenize(body["tokens"])})
 
 
