@@ -52,6 +52,21 @@ def native_step():
     native.build(CACHE_DIR)
 
 
+def as_on_a_bfloat16_cpu(monkeypatch) -> None:
+    """As on a CPU whose oneDNN multiplies bfloat16 (AVX-512 BW/VL/DQ or AVX-NE-CONVERT), where
+    a quantized model keeps its keys and values in bfloat16 (``loader.bf16_attention``): the
+    tests of that path run it on any CPU (an AVX2 one computes the same through torch's slower
+    bfloat16 loops)."""
+    from api.engine import loader
+
+    monkeypatch.setattr(loader, "dense_unsupported", lambda: None)
+
+
+@pytest.fixture()
+def bf16_cpu(monkeypatch):
+    as_on_a_bfloat16_cpu(monkeypatch)
+
+
 @pytest.fixture(scope="session")
 def smol_dir() -> Path:
     """The embedded default model, converted once into the shared cache directory."""

@@ -150,7 +150,7 @@ def attend_everywhere(lean, ids: torch.Tensor):
 
 
 @pytest.mark.parametrize("mode", ["int4", "int8"])
-def test_bfloat16_keys_and_values_on_the_default_model(smol_dir, tokenizer, mode):
+def test_bfloat16_keys_and_values_on_the_default_model(smol_dir, tokenizer, mode, bf16_cpu):
     """Under int8/int4 the cache holds bfloat16 keys and values, so every attention reads
     bfloat16: prefills and batched steps run SDPA in bfloat16, one-row steps (the native step)
     take float32 products of them. Against the same weights with float32 keys, values and

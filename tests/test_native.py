@@ -55,7 +55,7 @@ def decode(lean: LeanForward, prompt: list[int], tokens: list[int], use_native: 
 
 
 @pytest.mark.parametrize("mode, bf16", [("int4", True), ("int8", True), ("int4", False)])
-def test_native_step_gives_the_python_steps_logits(smol_dir, mode, bf16):
+def test_native_step_gives_the_python_steps_logits(smol_dir, mode, bf16, bf16_cpu):
     """The default model, 300 prompt positions, then 150 steps: the buffers (300 + 256 room,
     grown once fewer than 128 are free) are reallocated under the native step on the way.
     Keys and values in bfloat16 (the default) and in float32 (MNEMO_BF16_ATTENTION=0)."""

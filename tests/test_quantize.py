@@ -15,7 +15,7 @@ from torch import nn
 from api import create_app
 from api.config import ConfigError, Settings
 from api.engine.quantize import DENSE_ROWS, GROUP, QuantLinear, dense_dtype, dequantized, quantize
-from tests.conftest import CACHE_DIR, tiny_config, wait_ready
+from tests.conftest import CACHE_DIR, as_on_a_bfloat16_cpu, tiny_config, wait_ready
 from tests.helpers import assistant, tokenizer_of, user
 
 
@@ -99,9 +99,11 @@ def int4_app(tiny_dir, lora_dir, tmp_path_factory):
     a cold prompt gives. With bfloat16 prefill weights (the default) the prompt's positions
     and the decoded ones run different kernels, so they agree within bfloat16 rounding (the
     native decode step does the same): tests/test_lean_forward.py measures that."""
-    app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, quantize="int4",
-                                 bf16_prefill=False))
-    wait_ready(app)
+    with pytest.MonkeyPatch.context() as mp:  # its keys and values in bfloat16 on any CPU
+        as_on_a_bfloat16_cpu(mp)
+        app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, quantize="int4",
+                                     bf16_prefill=False))
+        wait_ready(app)
     return app
 
 
