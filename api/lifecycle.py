@@ -23,6 +23,7 @@ from .exceptions import ShuttingDown
 log = logging.getLogger("mnemo.lifecycle")
 
 ALWAYS_OPEN = ("/healthz",)  # liveness: the process is alive while it drains
+FLUSH_SECONDS = 3.0  # of graceful_timeout, kept to end the answers still running cleanly
 
 
 class Drain:
@@ -87,9 +88,15 @@ def drain_on_sigterm(worker) -> None:
     drain: Drain = worker.wsgi.extensions["drain"]
 
     def stop_when_idle():
-        idle = drain.wait_idle(worker.cfg.graceful_timeout)
-        log.info("drained (%s); worker stopping", "idle" if idle else "graceful_timeout passed")
+        # gunicorn's master kills the worker once graceful_timeout has passed: the answers
+        # still running are ended a little before, so that a stream ends with its error event
+        # (the engine fails what it holds) instead of being cut off mid-chunk.
+        timeout = worker.cfg.graceful_timeout
+        idle = drain.wait_idle(max(timeout - FLUSH_SECONDS, timeout / 2))
+        log.info("drained (%s); worker stopping", "idle" if idle else "graceful_timeout near")
         stop_engine(worker)
+        if not idle:
+            drain.wait_idle(FLUSH_SECONDS / 2)  # their last events go out
         worker.alive = False  # the gthread loop then closes its sockets and exits
 
     def on_sigterm(_signum, _frame):

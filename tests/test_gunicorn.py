@@ -32,7 +32,9 @@ def error_of(url: str, body: dict | None = None) -> tuple[int, dict, dict]:
 
 
 def test_sigterm_finishes_the_stream_and_refuses_new_requests_with_503(smol_dir, tmp_path):
-    with gunicorn(smol_dir, tmp_path) as (proc, url):
+    # The stream is given all the time it needs (a loaded machine decodes it slower than the
+    # 30 s the other starts allow): what is tested is that it finishes, not how fast.
+    with gunicorn(smol_dir, tmp_path, MNEMO_GRACEFUL_TIMEOUT="300") as (proc, url):
         with urllib.request.urlopen(url + "/api/config", timeout=10) as resp:
             assert json.load(resp)["context_window"] == 8192
         body = {"messages": [user("Write a long essay about Rome.")], "max_new_tokens": 120,
@@ -60,6 +62,25 @@ def test_sigterm_finishes_the_stream_and_refuses_new_requests_with_503(smol_dir,
         assert events[-1][0] == "done"
         assert events[-1][1]["finish_reason"] in ("stop", "length")
         assert proc.wait(timeout=60) == 0
+
+
+def test_a_stream_still_running_at_the_graceful_timeout_ends_with_an_error_event(smol_dir, tmp_path):
+    """gunicorn's master kills a worker once graceful_timeout has passed; the worker ends what
+    is still running a little before, so a stream too long for the drain ends with an error
+    event the client can act on, never cut off mid-chunk, and the worker exits cleanly."""
+    with gunicorn(smol_dir, tmp_path, MNEMO_GRACEFUL_TIMEOUT="4") as (proc, url):
+        body = {"messages": [user("Write a long essay about the history of Rome.")],
+                "max_new_tokens": 1024, "stream": True}
+        with post_json(url + "/api/chat", body) as resp:
+            first = resp.readline()
+            assert first.startswith(b"event: ")
+            proc.send_signal(signal.SIGTERM)
+            events = parse_sse(first.decode() + resp.read().decode())
+        assert proc.wait(timeout=60) == 0
+    assert events[-1][0] == "error", events[-3:]
+    assert events[-1][1]["error"]["code"] == "generation_failed"
+    assert "shutting down" in events[-1][1]["error"]["message"]
+    assert sum(name == "delta" for name, _ in events) > 1  # it was cut while generating
 
 
 def stream_once(port: int, body: bytes) -> tuple[int, str, dict]:
