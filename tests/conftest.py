@@ -16,6 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Two test processes share the machine's cores: each, and every server it starts, runs
+    # torch on one thread rather than both fighting over all of them.
+    os.environ["OMP_NUM_THREADS"] = "1"
+
 import torch
 from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 from werkzeug.serving import make_server
@@ -35,11 +41,22 @@ CACHE_DIR = Path(os.environ.get("MNEMO_CACHE_DIR", Path.home() / ".cache" / "mne
 SLOW_FIXTURES = {"browser", "default_live", "legal_live"}
 
 
+# The modules that take longest (worker seconds in a full run, docs/testing.md), started first:
+# scripts/test runs the modules on two processes, and the run ends with short ones, not with
+# one process finishing a long module while the other waits.
+LONGEST_FIRST = ["test_hardening", "test_legal_demo", "test_structured", "test_native",
+                 "test_speculative", "test_openapi", "test_attention", "test_remote",
+                 "test_page_robustness", "test_admin", "test_gunicorn", "test_page"]
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         direct = inspect.signature(item.function).parameters if hasattr(item, "function") else {}
         if SLOW_FIXTURES & set(item.fixturenames) or "smol_dir" in direct:
             item.add_marker(pytest.mark.slow)
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.module.__name__.rsplit(".", 1)[-1], len(rank))
+               if hasattr(item, "module") else len(rank))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -264,8 +264,10 @@ def test_ten_sigterms_during_streams_exit_cleanly(smol_dir, tmp_path):
             return int(out.stdout.split()[0])
 
         def stream(started: threading.Event) -> None:
+            # short replies: each is still generating when SIGTERM lands (after the first
+            # event of both), and the drain that follows is brief
             resp = post_json(url + "/api/chat", {"messages": [user("tell me a story")],
-                                                 "max_new_tokens": 64, "stream": True})
+                                                 "max_new_tokens": 16, "stream": True})
             resp.readline()  # its first event: the reply is being generated
             started.set()
             resp.read()
