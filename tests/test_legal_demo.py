@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import threading
 
-from tests.helpers import post_json, tokenizer_of, user
+from tests.helpers import parse_sse, post_json, tokenizer_of, user
 from tests.pages import open_page, record_chat_bodies, send, wait_reply
 from training.legal_data import DATA, follows_form
 
@@ -47,15 +47,13 @@ def test_the_adapter_answers_held_out_questions_in_the_trained_form(legal_live):
     assert rate_with >= 0.8 and rate_without <= 0.1
 
 
-def test_legal_flow_end_to_end_over_the_api(legal_live):
+def test_the_legal_preset_and_the_adapter_shape_the_request_over_the_api(legal_live):
+    """What the legal flow sends the model, as the API shows it (the reply itself is generated
+    once, in the page test below: a 4-beam search of up to 200 tokens)."""
     body = {"messages": [user("租房合同到期了，房东一直不退押金，我该怎么办？")], "template": "legal",
             "adapter": "legal-demo"}
     preview = json.load(post_json(legal_live.url + "/api/chat/preview", body))
     assert "资深法律专家" in preview["prompt"] and preview["max_new_tokens"] == 200
-    reply = json.load(post_json(legal_live.url + "/api/chat", body, timeout=300))
-    text = reply["message"]["content"]
-    assert reply["model"] == "legal-demo" and 0 < len(text) <= 200, text
-    print("legal flow answer:", text)
 
 
 def test_legal_flow_in_the_page_with_the_adapter_picked_in_settings(browser, legal_live):
@@ -67,10 +65,15 @@ def test_legal_flow_in_the_page_with_the_adapter_picked_in_settings(browser, leg
     page.select_option("#set-adapter", "legal-demo")
     bodies = []
     record_chat_bodies(page, bodies)
-    send(page, "公司拖欠工资两个月了，我可以怎么维权？")
+    with page.expect_response(lambda r: r.url.endswith("/api/chat")) as answered:
+        send(page, "公司拖欠工资两个月了，我可以怎么维权？")
     wait_reply(page, 2)
     assert bodies[-1]["adapter"] == "legal-demo" and bodies[-1]["template"] == "legal"
+    done = [data for name, data in parse_sse(answered.value.text()) if name == "done"]
+    assert done and done[0]["model"] == "legal-demo"  # the API's answer: the adapter ran
     text = page.locator(".msg.assistant .body").first.inner_text().strip()
     assert 0 < len(text) <= 200, text
+    assert done[0]["message"]["content"].split() == text.split()  # the page joins its lines
+    print("legal flow answer:", text)
     assert page.errors == []
     context.close()
