@@ -118,12 +118,19 @@ def stop_engine(worker) -> None:
         engine.stop()
 
 
+def ready_line(bind: str, what: str) -> str:
+    """The start's last line: the URL to open, or, on a unix socket (behind a proxy), the
+    socket, which no browser opens."""
+    if bind.startswith("unix:"):
+        return f"ready: listening on {bind} (open the address of the proxy in front) ({what})"
+    return f"ready: open http://{bind}/ ({what})"
+
+
 def announce_ready(backend) -> None:
     """Log where to go once ``backend`` can serve: one line, the address gunicorn listens on
     (``MNEMO_BIND``, set by gunicorn.conf.py once it has bound) and what serves."""
     def wait() -> None:
         backend.ready.wait()
-        log.info("ready: open http://%s/ (%s)", os.environ.get("MNEMO_BIND", "127.0.0.1:8000"),
-                 backend.describe())
+        log.info("%s", ready_line(os.environ.get("MNEMO_BIND", "127.0.0.1:8000"), backend.describe()))
 
     threading.Thread(target=wait, name="mnemo-ready", daemon=True).start()

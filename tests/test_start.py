@@ -133,3 +133,12 @@ def test_a_process_that_built_an_app_stops_its_generation_thread_at_exit(tiny_di
                               "MNEMO_CACHE_DIR": str(tmp_path)})
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_ready_line_is_a_url_to_open_or_the_socket_behind_a_proxy():
+    from api.lifecycle import ready_line
+
+    assert ready_line("127.0.0.1:8000", "model m") == "ready: open http://127.0.0.1:8000/ (model m)"
+    assert ready_line("[::1]:8000", "m").startswith("ready: open http://[::1]:8000/ ")
+    line = ready_line("unix:/run/mnemo.sock", "m")
+    assert "http://" not in line and "unix:/run/mnemo.sock" in line and "proxy" in line
