@@ -43,6 +43,8 @@ export function initSettings(app) {
     if (!editing("set-adapter")) {
       options($("set-adapter"), c.adapters || [], s.adapter || "", ["", "(base model)"]);
     }
+    // no adapter served and none chosen: nothing to pick, so no select
+    $("set-adapter").closest("label").hidden = !(c.adapters || []).length && !s.adapter;
     setValue("set-max-turns", s.max_turns);
     setValue("set-max-new", s.max_new_tokens);
     const t = temperatureOf(s);

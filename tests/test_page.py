@@ -166,6 +166,24 @@ def test_server_error_is_shown_and_failed_exchange_not_sent(context, live):
     assert bodies[-1]["adapter"] == "shouty"
 
 
+def test_a_server_serving_no_adapter_offers_no_adapter_select(context, default_live):
+    """The default start serves no adapter: the settings offer no select with only "(base
+    model)" in it, until a conversation names an adapter (then it shows, as not served)."""
+    page = open_page(context, default_live.url, loaded="#set-template")
+    set_max_new_tokens(page, 4)  # opens the settings
+    expect(page.locator("#set-template")).to_be_visible()
+    expect(page.locator("#set-adapter")).to_be_hidden()
+    send(page, "Hi")
+    wait_reply(page, 2)
+    page.evaluate("""() => { const c = window.MnemoStore.list()[0];
+        c.settings.adapter = "legal-demo"; window.MnemoStore.write(c); }""")
+    page.reload()
+    wait_loaded(page, "#set-template")
+    page.click("#toggle-settings")
+    expect(page.locator("#set-adapter option:checked")).to_have_text("legal-demo (not served here)")
+    assert page.errors == []
+
+
 def test_an_adapter_no_longer_served_is_named_not_blank_and_the_server_says_why(context, live):
     """A conversation saved while another adapter was served (legal-demo before it became
     opt-in): its settings name the choice as not served, and sending shows the server's 400."""
