@@ -293,9 +293,7 @@ class PromptBuilder:
             ids = ids + prefix_ids
             text = None if text is None else text + prefix
         return Prompt(ids=ids, text=text, report=plan, context_window=context_window,
-                      max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown,
-                      replies=tuple(tuple(sent[i]) for i in kept
-                                    if roles[i] == "assistant" and not messages[i].get("calls")))
+                      max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown)
 
     def _whole_characters(self, ids: list[int], cut: int) -> list[int]:
         """``ids`` (a reply's first ``cut`` tokens, then the mark) less the tokens at the cut

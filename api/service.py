@@ -388,18 +388,9 @@ def start(req: ChatRequest) -> tuple[Prepared, Generation]:
     return prepared, generation(prepared, req.params)
 
 
-def with_echo(prepared: Prepared, params: SamplingParams) -> SamplingParams:
-    """An echo guard also keeps a prose reply from copying runs of the earlier prose replies
-    sent; a reply constrained to JSON, and a tool call (never a span), may repeat the shape of
-    earlier ones."""
-    if params.echo_penalty == 1.0 or params.json_schema or not prepared.prompt.replies:
-        return params
-    return replace(params, echo_spans=prepared.prompt.replies)
-
-
 def generation(prepared: Prepared, params: SamplingParams) -> Generation:
     """Submit a prepared chat prompt."""
-    return Generation(prepared.prompt.ids, with_echo(prepared, params), prepared.adapter,
+    return Generation(prepared.prompt.ids, params, prepared.adapter,
                       dropped=prepared.prompt.report.dropped, affinity=prepared.affinity)
 
 
@@ -408,7 +399,6 @@ def generations(prepared: Prepared, params: SamplingParams, n: int) -> list[Gene
     prompt's KV through the prefix cache; the others are submitted once it has started, reuse
     that KV, and keep none of their own (the conversation's next turn builds on the first).
     A sampled choice ``i`` draws with ``seed + i`` when a seed is given."""
-    params = with_echo(prepared, params)
     first = Generation(prepared.prompt.ids, params, prepared.adapter,
                        dropped=prepared.prompt.report.dropped, affinity=prepared.affinity,
                        share_prompt=n > 1)

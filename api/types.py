@@ -26,12 +26,10 @@ class SamplingParams:
     no_repeat_ngram_size: int = 0
     presence_penalty: float = 0.0  # OpenAI's: subtracted once from a token the reply holds
     frequency_penalty: float = 0.0  # ...and this, once per time the reply holds it
-    # Mnemo's echo guard: repetition_penalty's rule over the reply's own tokens, never the
-    # prompt's; and, given ``echo_spans`` (the earlier replies the prompt holds), no run of
-    # ``ECHO_RUN`` tokens copied from one of them (docs/benchmarks.md: weighing their tokens
-    # one by one instead halved echoes but cost quoted facts)
+    # Mnemo's: repetition_penalty's rule over the reply's own tokens, never the prompt's
+    # (weighing the earlier replies' tokens too halved echoes but cost quoted facts:
+    # docs/benchmarks.md)
     echo_penalty: float = 1.0
-    echo_spans: tuple[tuple[int, ...], ...] = ()
     stop: tuple[str, ...] = ()
     json_schema: str | None = None  # the reply must be JSON valid against it (api/structured.py)
     logprobs: int | None = None  # None: none; k: each token's log-probability and its k best
@@ -63,7 +61,6 @@ class Prompt:
     max_new_tokens: int
     costs: tuple[int | None, ...] = ()  # each message's tokens as measured (None: not measured)
     shortened: dict[int, str] | None = None  # with the text: each reply cut short, as sent
-    replies: tuple[tuple[int, ...], ...] = ()  # the earlier replies' ids, as sent (echo guard)
 
 
 @dataclass

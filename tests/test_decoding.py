@@ -122,29 +122,3 @@ def test_the_echo_penalty_weighs_the_reply_only():
     scores = torch.tensor([[1.0, 1, 1, 1, 1, 1, 1, -1, 1, 3]])
     out = procs(torch.tensor([[4, 5, 9, 7, 5]]), scores.clone())
     assert out[0].tolist() == [1, 1, 1, 1, 1, 0.5, 1, -2, 1, 3]
-
-
-def test_the_echo_guard_keeps_a_reply_from_copying_a_run_of_an_earlier_reply():
-    """Earlier reply 1..7: after a reply ending 1 2 3 4 5 the token 6 is ruled out (it would
-    copy a run of 6 tokens), and so is 7 after 2..6; the same tokens in the prompt (the user's
-    words) rule nothing out, nor does a shorter run, and each beam row is judged by its own."""
-    import torch
-
-    from api.engine.sampling import ECHO_RUN, history_processors
-    from api.types import SamplingParams
-
-    assert ECHO_RUN == 6
-    procs = history_processors(SamplingParams(echo_penalty=1.0001, echo_spans=((1, 2, 3, 4, 5, 6, 7),)),
-                               prompt_len=5)
-
-    def banned(*rows):
-        out = procs(torch.tensor(rows), torch.zeros(len(rows), 12))
-        return [torch.nonzero(r == -torch.inf).flatten().tolist() for r in out]
-
-    assert banned([1, 2, 3, 4, 5]) == [[]]  # the prompt itself: the user's words are free
-    assert banned([9, 9, 9, 9, 9, 1, 2, 3, 4, 5]) == [[6]]
-    assert banned([9, 9, 9, 9, 9, 2, 3, 4, 5, 6]) == [[7]]
-    assert banned([9, 9, 9, 9, 9, 0, 2, 3, 4, 5]) == [[]]
-    assert banned([1, 2, 3, 4, 5, 9, 9, 9, 9, 9], [9, 9, 9, 9, 9, 1, 2, 3, 4, 5]) == [[], [6]]
-    plain = history_processors(SamplingParams(echo_spans=((1, 2, 3, 4, 5, 6, 7),)), prompt_len=5)
-    assert not plain  # no guard asked (echo_penalty 1): the spans change nothing

@@ -39,7 +39,6 @@ class Run:
     def __init__(self, engine, ids, params=GREEDY, adapter=None):
         self.handle = engine.submit(ids, params, adapter)
         self.text, self.error, self.ended_at, self.finish_reason = "", None, None, None
-        self.tokens: list[int] = []  # the token ids, where the request asked for logprobs
         self.thread = threading.Thread(target=self._consume, daemon=True)
         self.thread.start()
 
@@ -47,7 +46,6 @@ class Run:
         try:
             for chunk in self.handle:
                 self.text += chunk.text
-                self.tokens += [t.token for t in chunk.logprobs or ()]
                 self.finish_reason = chunk.finish_reason or self.finish_reason
         except GenerationFailed as exc:
             self.error = exc
@@ -601,28 +599,3 @@ def test_requests_and_calls_after_the_worker_stopped_fail_at_once(tiny_dir, lora
         engine.submit(ids_of(engine, "Hi"), GREEDY, None)
     with pytest.raises(GenerationFailed):
         engine.scheduler.call(lambda: None).result(timeout=1)
-
-
-def test_the_echo_guard_keeps_a_reply_from_copying_runs_of_an_earlier_one(engine):
-    """The earlier reply given is the very reply the model makes to this prompt: unguarded it is
-    made again token for token; guarded, alone or two at once in the batch, the reply shares no
-    run of ``ECHO_RUN`` tokens with it, yet still starts as it did (the first tokens are free)."""
-    from api.engine.sampling import ECHO_RUN
-
-    def tokens(params):
-        runs = [Run(engine, ids, params) for _ in range(2)]
-        got = [r.result().tokens for r in runs]
-        assert got[0] == got[1]
-        return got[0]
-
-    def runs_of(t):
-        return {tuple(t[i:i + ECHO_RUN]) for i in range(len(t) - ECHO_RUN + 1)}
-
-    ids = ids_of(engine, "Tell me about harbours.")
-    plain = tokens(SamplingParams(max_new_tokens=20, logprobs=0))
-    earlier = (tuple(plain),)
-    assert tokens(SamplingParams(max_new_tokens=20, logprobs=0, echo_spans=earlier)) == plain
-    guarded = tokens(SamplingParams(max_new_tokens=20, logprobs=0, echo_penalty=1.0001,
-                                    echo_spans=earlier))
-    assert guarded[:ECHO_RUN - 1] == plain[:ECHO_RUN - 1] and len(guarded) == 20
-    assert not runs_of(guarded) & runs_of(plain)

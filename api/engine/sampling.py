@@ -59,34 +59,6 @@ class EchoPenalty:
         return scores.scatter(1, ids, chosen)
 
 
-# The length of a run of an earlier reply that the echo guard keeps a reply from copying: the
-# reply's first ECHO_RUN - 1 tokens are free, and a short common phrase ("Of course, here")
-# stays free; a sentence lifted from an earlier reply does not.
-ECHO_RUN = 6
-
-
-class EchoRuns:
-    """No run of ``n`` tokens copied from one of ``spans`` (the earlier replies, never the user's
-    words): the token that would complete such a run, after the reply's last ``n - 1`` tokens,
-    is ruled out."""
-
-    def __init__(self, spans: tuple[tuple[int, ...], ...], prompt_len: int, n: int = ECHO_RUN):
-        self.n, self.prompt_len = n, prompt_len
-        self.after: dict[tuple[int, ...], set[int]] = {}
-        for span in spans:
-            for i in range(len(span) - n + 1):
-                self.after.setdefault(span[i:i + n - 1], set()).add(span[i + n - 1])
-
-    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        if input_ids.shape[1] - self.prompt_len < self.n - 1 or not self.after:
-            return scores
-        for row, tail in enumerate(input_ids[:, -(self.n - 1):].tolist()):
-            banned = self.after.get(tuple(tail))
-            if banned:
-                scores[row, list(banned)] = -torch.inf
-        return scores
-
-
 def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcessorList:
     """The penalties that depend on what a row has generated (shared with beam search);
     ``prompt_len``: where the reply starts in a row's ids."""
@@ -100,8 +72,6 @@ def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcess
                                        prompt_len))
     if params.echo_penalty != 1.0:
         procs.append(EchoPenalty(params.echo_penalty, prompt_len))
-        if params.echo_spans:
-            procs.append(EchoRuns(params.echo_spans, prompt_len))
     return procs
 
 
