@@ -106,8 +106,8 @@ def echoes(text: str, earlier: list[str]) -> bool:
     return any(mine & set(runs(words(e), 8)) for e in earlier)
 
 
-def chat(url: str, messages: list[dict], params: dict) -> str:
-    body = {"messages": messages, "max_new_tokens": 120, **params}
+def chat(url: str, messages: list[dict], params: dict, max_new_tokens: int = 120) -> str:
+    body = {"messages": messages, "max_new_tokens": max_new_tokens, **params}
     req = urllib.request.Request(url + "/api/chat", json.dumps(body).encode(),
                                  {"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=300) as resp:
