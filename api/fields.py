@@ -108,7 +108,9 @@ def generation_fields(settings: Settings) -> dict:
             "OpenAI's: subtracted once per time the reply already holds the token.")),
         "echo_penalty": StrictFloat(validate=validate.Range(0, 10, min_inclusive=False), metadata=d(
             "Mnemo's repetition guard: repetition_penalty's rule over the reply's own tokens, "
-            "never over the prompt's (whose facts a reply may need to quote). 1 turns it off; "
+            "never over the prompt's (whose facts a reply may need to quote), and never over "
+            "the next token of a passage the reply is copying from the prompt (an identifier "
+            "quoted). 1 turns it off; "
             "below 1 it rewards repeats. Default: the "
             "preset's or the model's (the embedded model samples with 1.2), applied to sampled "
             "replies only unless the request names it.")),

@@ -122,3 +122,22 @@ def test_the_echo_penalty_weighs_the_reply_only():
     scores = torch.tensor([[1.0, 1, 1, 1, 1, 1, 1, -1, 1, 3]])
     out = procs(torch.tensor([[4, 5, 9, 7, 5]]), scores.clone())
     assert out[0].tolist() == [1, 1, 1, 1, 1, 0.5, 1, -2, 1, 3]
+
+
+def test_the_echo_penalty_leaves_a_copy_of_the_prompt_free_to_go_on():
+    """An identifier quoted from the conversation repeats its own pieces ("-" in XK-4471-QP):
+    the prompt holds 1 2 3 1 (as "XK - 44 -"); a reply that has written 1 2 3 is copying it, so
+    its next token, 1, keeps its score though the reply holds it; 2 and 3 (the reply's, not
+    the copy's next) are weighed. Once the reply leaves the prompt's passages, 1 is weighed
+    again."""
+    import torch
+
+    from api.engine.sampling import history_processors
+    from api.types import SamplingParams
+
+    procs = history_processors(SamplingParams(echo_penalty=2.0), prompt_len=5)
+    scores = torch.tensor([[1.0, 4, 4, 4, 1, 1]])
+    out = procs(torch.tensor([[9, 1, 2, 3, 1, 1, 2, 3]]), scores.clone())
+    assert out[0].tolist() == [1, 4, 2, 2, 1, 1]
+    out = procs(torch.tensor([[9, 1, 2, 3, 1, 1, 2, 3, 5, 2, 3]]), scores.clone())
+    assert out[0].tolist() == [1, 2, 2, 2, 1, 0.5]
