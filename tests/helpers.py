@@ -57,6 +57,16 @@ def wrap_forward(monkeypatch, app, before_call):
     return lambda: monkeypatch.setattr(model, "forward", real)
 
 
+def wait_for(condition, timeout: float = 60, every: float = 0.02):
+    """Poll ``condition()`` until it is true (an event the test cannot be told of directly);
+    its last value. ``timeout`` only bounds a test that would otherwise hang: it is never what
+    a test asserts."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()) and time.monotonic() < deadline:
+        time.sleep(every)
+    return value
+
+
 def sleep_each_step(seconds):
     return lambda _n: time.sleep(seconds)
 

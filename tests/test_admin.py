@@ -17,7 +17,7 @@ from transformers import LlamaConfig, LlamaForCausalLM
 from api import create_app
 from api.engine.adapters import base_digest
 from tests.conftest import tiny_config, wait_ready
-from tests.helpers import sleep_each_step, user, wrap_forward
+from tests.helpers import user, wait_for, wrap_forward
 
 ADMIN = "admin-key-0123456789abcdef"
 CLIENT = "client-key-0123456789abcdef"
@@ -238,22 +238,24 @@ def test_unload_waits_for_requests_in_flight_and_refuses_new_ones(admin_app, mon
     c = admin_app.test_client()
     assert call(c, "POST", "/admin/adapters", name="slow", path="one")[0] == 201
     expected = chat(c, adapter="slow", max_new_tokens=40)[1]["message"]["content"]
-    wrap_forward(monkeypatch, admin_app, sleep_each_step(0.05))
+    go_on = threading.Event()  # the stream is held after its first steps until the checks
+    wrap_forward(monkeypatch, admin_app, lambda n: n > 3 and go_on.wait(60))
     result = {}
     streaming = threading.Thread(target=lambda: result.update(
         chat(admin_app.test_client(), adapter="slow", max_new_tokens=40)[1]))
     streaming.start()
     scheduler = admin_app.extensions["engine"].scheduler
-    deadline = time.monotonic() + 30
-    while scheduler.active == 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert wait_for(lambda: scheduler.active)
     unloaded = {}
     unloading = threading.Thread(target=lambda: unloaded.update(
         status=call(admin_app.test_client(), "DELETE", "/admin/adapters/slow")[0]))
     unloading.start()
-    time.sleep(0.2)
+    registry = admin_app.extensions["engine"].registry
+    assert wait_for(lambda: registry.get("slow") is None)  # the unload has begun
+    assert unloading.is_alive()  # and waits for the stream
     assert chat(c, adapter="slow")[0] == 400  # refused at once...
     assert "slow#1" in scheduler.model.peft_config  # ...but still in the model for the stream
+    go_on.set()
     streaming.join(60)
     unloading.join(60)
     assert result["message"]["content"] == expected and unloaded["status"] == 200

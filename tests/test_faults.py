@@ -76,13 +76,13 @@ def test_20_mid_stream_disconnects_leave_nothing_behind(roomy, monkeypatch):
         for t in clients:
             t.join(timeout=60)
         assert len(replies) == 20 and all(r.startswith(b"HTTP/1.1 200") for r in replies)
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60
         while (sched.active or sched.queue_depth or sched._inflight) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert (sched.active, sched.queue_depth, sched._inflight) == (0, 0, 0)
         # Each of the 20 stopped soon after its client left: far fewer than 20 x 500 steps.
         assert sched.steps - steps < 500
-    deadline = time.monotonic() + 10  # the server's request threads end once their client is gone
+    deadline = time.monotonic() + 60  # the server's request threads end once their client is gone
     while threading.active_count() > threads_before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert threading.active_count() <= threads_before  # none left behind

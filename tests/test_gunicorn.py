@@ -15,7 +15,7 @@ import urllib.request
 import pytest
 
 from tests.conftest import run_gunicorn as gunicorn
-from tests.helpers import parse_sse, post_json, user
+from tests.helpers import parse_sse, post_json, user, wait_for
 
 pytestmark = pytest.mark.slow  # gunicorn processes
 
@@ -29,6 +29,14 @@ def error_of(url: str, body: dict | None = None) -> tuple[int, dict, dict]:
     except urllib.error.HTTPError as err:
         return err.code, dict(err.headers), json.load(err)
     raise AssertionError(f"{url} answered 2xx")
+
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return resp.status
+    except urllib.error.HTTPError as err:
+        return err.code
 
 
 def test_sigterm_finishes_the_stream_and_refuses_new_requests_with_503(smol_dir, tmp_path):
@@ -45,7 +53,7 @@ def test_sigterm_finishes_the_stream_and_refuses_new_requests_with_503(smol_dir,
             assert first.startswith(b"event: ")
             proc.send_signal(signal.SIGTERM)
             sent_at = time.monotonic()
-            time.sleep(0.3)  # the signal reaches the worker
+            assert wait_for(lambda: status_of(url + "/readyz") == 503)  # the worker has it
             status, headers, err = error_of(url + "/api/chat", {"messages": [user("Hi")]})
             assert status == 503 and err["error"]["code"] == "shutting_down"
             assert headers["Retry-After"] == "1"

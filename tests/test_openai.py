@@ -169,7 +169,7 @@ def test_disconnect_mid_stream_stops_generation(live, app, model_id, monkeypatch
     assert b"200" in sock.recv(4096).split(b"\r\n")[0]
     steps = engine.scheduler.steps
     sock.close()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while engine.scheduler._inflight and time.monotonic() < deadline:
         time.sleep(0.01)
     assert engine.scheduler._inflight == 0

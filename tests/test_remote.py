@@ -28,7 +28,16 @@ from api import create_app
 from api.config import ConfigError
 from api.presets import builtin_dir
 from tests.conftest import LiveServer, free_port, run_gunicorn, tiny_live, wait_http, wait_ready
-from tests.helpers import assistant, parse_sse, post_json, sleep_each_step, tokenizer_of, user, wrap_forward
+from tests.helpers import (
+    assistant,
+    parse_sse,
+    post_json,
+    sleep_each_step,
+    tokenizer_of,
+    user,
+    wait_for,
+    wrap_forward,
+)
 from tests.test_logprobs import (  # noqa: F401  (a remote Mnemo's logprobs, through a front)
     test_streamed_logprobs_are_the_whole_replys_and_spell_it,
 )
@@ -281,7 +290,7 @@ def test_a_client_leaving_cancels_the_remote_generation(slow_front, slow_remote,
         assert b"200" in sock.recv(4096).split(b"\r\n")[0]
         steps = engine.scheduler.steps
         sock.close()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while engine.scheduler._inflight and time.monotonic() < deadline:
             time.sleep(0.01)
         assert engine.scheduler._inflight == 0
@@ -293,18 +302,18 @@ def test_a_client_leaving_cancels_the_remote_generation(slow_front, slow_remote,
 def test_the_deadline_ends_the_reply_and_the_remote_generation(slow_front, slow_remote,
                                                                 monkeypatch):
     engine = slow_remote.app.extensions["engine"]
-    restore = wrap_forward(monkeypatch, slow_remote.app, sleep_each_step(0.05))
+    steps: list[int] = []  # the remote's forward passes: all 400 take 20 s or more
+    restore = wrap_forward(monkeypatch, slow_remote.app,
+                           lambda n: (steps.append(n), time.sleep(0.05)))
     try:
         started = time.monotonic()
         code, _, out = post(slow_front.url + "/api/chat",
                             {"messages": [user("Write forever.")], "max_new_tokens": 400})
         took = time.monotonic() - started
         assert code == 200 and out["finish_reason"] == "length", out
-        assert 2.5 < took < 6  # the front's 3 s, not the 20 s the remote would take
-        deadline = time.monotonic() + 10
-        while engine.scheduler._inflight and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert engine.scheduler._inflight == 0
+        assert took > 2.5 and len(steps) < 400  # ended by the front's 3 s, not by its length
+        assert wait_for(lambda: engine.scheduler._inflight == 0)
+        assert len(steps) < 400  # the remote's generation ended with it
     finally:
         restore()
 
@@ -340,9 +349,7 @@ def test_a_remote_not_up_yet_is_waited_for_and_readyz_follows_it(tiny_dir, lora_
         tmp = tmp_path_factory.mktemp("late")
         with gunicorn_engine(tiny_dir, lora_dir, tmp, port=port, MNEMO_API_KEYS="") as (proc, url):
             wait_http(url + "/readyz", timeout=60)
-            up = time.monotonic()
-            wait_http(server.url + "/readyz", timeout=10)
-            assert time.monotonic() - up < 2.5  # retried every second
+            wait_http(server.url + "/readyz", timeout=30)  # it retries every second, unasked
             code, _, out = post(server.url + "/api/chat", {"messages": [user("hi")],
                                                            "max_new_tokens": 4})
             assert code == 200, out
@@ -361,28 +368,25 @@ def test_a_remote_not_up_yet_is_waited_for_and_readyz_follows_it(tiny_dir, lora_
                     done.set()
 
             threading.Thread(target=stream, daemon=True).start()
-            time.sleep(0.3)
+            assert wait_for(lambda: app.extensions["engine"].in_flight == 1)  # it streams
             os.killpg(proc.pid, signal.SIGKILL)
-            assert done.wait(10)
+            assert done.wait(60)
             assert [name for name, _ in events[:-1]] == ["delta"] * (len(events) - 1)
             assert events[-1][0] == "error"  # the tiny model is still far from its 900 tokens
             assert events[-1][1]["error"]["code"] == "engine_unavailable"
             code, headers, out = post(server.url + "/api/chat", {"messages": [user("hi")]})
             assert code == 503 and out["error"]["code"] == "engine_unavailable"
             assert "Retry-After" in headers
-            time.sleep(1.1)  # past the health answer's cache
-            assert get_json(server.url + "/readyz")[0] == 503
-        # Back, restarted with a smaller context: the front serves again within a second of
-        # the remote's return, and plans for the context the remote has now.
+            assert wait_for(lambda: get_json(server.url + "/readyz")[0] == 503)  # its cache past
+        # Back, restarted with a smaller context: the first request after its return
+        # is served, planned for the context the remote has now.
         with gunicorn_engine(tiny_dir, lora_dir, tmp, port=port, MNEMO_API_KEYS="",
                              MNEMO_CONTEXT_WINDOW="256") as (_, url):
             wait_http(url + "/readyz", timeout=60)
-            back = time.monotonic()
             code, _, out = post(server.url + "/api/chat", {"messages": [user("hi")],
                                                            "max_new_tokens": 4})
-            assert code == 200, out
-            wait_http(server.url + "/readyz", timeout=5)
-            assert time.monotonic() - back < 1.5
+            assert code == 200, out  # the first request after its return is served
+            wait_http(server.url + "/readyz", timeout=30)
             assert window > 256 == get_json(server.url + "/api/config")[2]["context_window"]
             history = [user("word " * 150), assistant("ok"), user("word " * 150), assistant("ok"),
                        user("And now?")]
@@ -450,12 +454,13 @@ def sse_reply(*events: bytes):
                                    b"not json", b'{"choices": [{"text": "a"}]}'])
 def test_a_broken_remote_stream_is_a_503_never_a_hang(tokenizer, tiny_dir, tmp_path_factory,
                                                       event):
+    # The request's deadline (300 s) is far past the client's patience (60 s): an answer at
+    # all means the broken stream ended it, not a timer.
     with misbehaving_remote(tokenizer, sse_reply(b'{"choices": [{"text": "ok"}]}', event)) as url:
-        with front(url, tiny_dir, tmp_path_factory, generation_timeout=30) as server:
-            started = time.monotonic()
+        with front(url, tiny_dir, tmp_path_factory, generation_timeout=300) as server:
             code, headers, out = post(server.url + "/api/chat", {"messages": [user("hi")]})
             assert code == 503 and out["error"]["code"] == "engine_unavailable", out
-            assert headers["Retry-After"] == "1" and time.monotonic() - started < 5
+            assert headers["Retry-After"] == "1"
             code, _, events = post(server.url + "/api/chat",
                                    {"messages": [user("hi")], "stream": True})
             assert code == 200 and events[-1][0] == "error"
@@ -464,19 +469,21 @@ def test_a_broken_remote_stream_is_a_503_never_a_hang(tokenizer, tiny_dir, tmp_p
 
 def test_a_stalled_remote_costs_a_request_its_deadline_not_more(tokenizer, tiny_dir,
                                                                tmp_path_factory):
-    release = threading.Event()
+    release, stalled_to_the_end = threading.Event(), threading.Event()
 
     def stall(handler):
-        release.wait(30)
+        if not release.wait(60):
+            stalled_to_the_end.set()
 
     with misbehaving_remote(tokenizer, stall) as url:
         with front(url, tiny_dir, tmp_path_factory, generation_timeout=2) as server:
             try:
                 started = time.monotonic()
                 code, headers, out = post(server.url + "/api/chat", {"messages": [user("hi")]})
-                took = time.monotonic() - started
                 assert code == 503 and out["error"]["code"] == "engine_unavailable", out
-                assert "Retry-After" in headers and took < 4, took
+                # its 2 s deadline ended it, while the remote still stalled (60 s)
+                assert time.monotonic() - started >= 2 and not stalled_to_the_end.is_set()
+                assert "Retry-After" in headers
             finally:
                 release.set()
 
@@ -503,20 +510,25 @@ def test_engine_settings_that_cannot_work_stop_the_start_naming_the_variable(env
 
 def test_with_every_connection_busy_the_next_request_gets_a_429_at_once(tokenizer, tiny_dir,
                                                                        tmp_path_factory):
-    release = threading.Event()
+    release, holding, stalled_to_the_end = threading.Event(), threading.Event(), threading.Event()
 
-    with misbehaving_remote(tokenizer, lambda handler: release.wait(30)) as url:
-        with front(url, tiny_dir, tmp_path_factory, generation_timeout=20, max_batch_size=1,
+    def stall(handler):
+        holding.set()
+        if not release.wait(60):
+            stalled_to_the_end.set()
+
+    with misbehaving_remote(tokenizer, stall) as url:
+        with front(url, tiny_dir, tmp_path_factory, generation_timeout=60, max_batch_size=1,
                    max_queue=0) as server:
             try:
                 first = threading.Thread(target=post, args=(
                     server.url + "/api/chat", {"messages": [user("hi")]}), daemon=True)
                 first.start()
-                time.sleep(0.5)  # it holds the only connection, waiting on the stalled remote
-                started = time.monotonic()
+                assert holding.wait(60)  # it holds the only connection, on the stalled remote
                 code, headers, out = post(server.url + "/api/chat", {"messages": [user("hi")]})
                 assert code == 429 and out["error"]["code"] == "overloaded", out
-                assert headers["Retry-After"] == "1" and time.monotonic() - started < 3
+                assert headers["Retry-After"] == "1"
+                assert not stalled_to_the_end.is_set()  # answered without waiting for it
             finally:
                 release.set()
 
