@@ -46,9 +46,11 @@ def yield_to_engine() -> None:
     """Lower this request thread's priority, once (a thread serves many requests), and note
     when the request began: the work before its admission (reading and validating the body)
     is the first slice it pays a pause for. Where the platform has no per-thread priority,
-    nothing changes."""
+    nothing changes. The main thread is never lowered: where it serves requests (a sync
+    worker, Flask's test client) it also starts threads later, and an engine started from it
+    would inherit the lower priority and lose the cores it is meant to have first."""
     _local.request_began = time.monotonic()
-    if getattr(_local, "lowered", False):
+    if getattr(_local, "lowered", False) or threading.current_thread() is threading.main_thread():
         return
     _local.lowered = True
     with contextlib.suppress(OSError, AttributeError):

@@ -107,6 +107,22 @@ def test_previews_count_toward_the_queue_and_threads_yield_to_the_engine(app, mo
     assert nice and all(n >= REQUEST_NICENESS for n in nice)  # each request thread yielded
 
 
+def test_a_request_served_on_the_main_thread_leaves_its_priority(app):
+    """Flask's test client (or a sync worker) serves on the main thread, which also starts the
+    engines built later: lowered once, every one of them would run at the requests' priority
+    and lose the cores to any busy process."""
+    main = threading.get_native_id()
+    before = os.getpriority(os.PRIO_PROCESS, main)
+    assert app.test_client().get("/healthz").status_code == 200
+    assert os.getpriority(os.PRIO_PROCESS, main) == before
+    started = []
+    thread = threading.Thread(target=lambda: started.append(
+        os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+    thread.start()
+    thread.join(30)
+    assert started == [before]
+
+
 def test_with_no_queue_a_free_slot_still_admits():
     gate = CpuGate(slots=1, max_waiting=0, wait=30)
     with gate.admit():  # no queue (MNEMO_MAX_QUEUE=0), but the slot is free
