@@ -234,8 +234,9 @@ def default_live(smol_dir):
 @pytest.fixture(scope="session")
 def legal_live(smol_dir):
     """The default model serving the shipped demo adapter (MNEMO_ADAPTERS=legal-demo), which
-    keeps it in float32, as the adapter was trained."""
-    app = create_app({"cache_dir": str(CACHE_DIR), "warmup": True,
+    keeps it in float32, as the adapter was trained. Its batch holds all 40 held-out answers
+    (20 questions, with and without the adapter) at once."""
+    app = create_app({"cache_dir": str(CACHE_DIR), "warmup": True, "max_batch_size": 40,
                       "adapters": Settings.load({"MNEMO_ADAPTERS": "legal-demo"}).adapters})
     wait_ready(app, timeout=300)
     assert app.extensions["engine"].loaded.quantize == "none"
