@@ -304,10 +304,13 @@ def test_ten_sigterms_during_streams_exit_cleanly(smol_dir, tmp_path):
 def test_under_gunicorn_a_non_streamed_beam_search_ends_when_its_client_leaves(smol_dir, tmp_path):
     """As deployed: gunicorn's socket is watched the same way (the default model's 4 beams
     over 400 tokens take far longer than the check allows)."""
-    def active(url) -> int:
-        text = urllib.request.urlopen(url + "/metrics", timeout=5).read().decode()
+    def metric(url, name) -> int:
+        text = urllib.request.urlopen(url + "/metrics", timeout=30).read().decode()
         return int(next(line.split()[1] for line in text.splitlines()
-                        if line.startswith("mnemo_active_sequences ")))
+                        if line.startswith(name + " ")))
+
+    def active(url) -> int:
+        return metric(url, "mnemo_active_sequences")
 
     with run_gunicorn(smol_dir, tmp_path) as (_proc, url):
         host, port = url.removeprefix("http://").split(":")
@@ -316,15 +319,12 @@ def test_under_gunicorn_a_non_streamed_beam_search_ends_when_its_client_leaves(s
                               "max_new_tokens": 400}).encode()
         conn.sendall(b"POST /api/chat HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                      b"Content-Length: %d\r\n\r\n%s" % (len(payload), payload))
-        started = time.monotonic()  # admitted once its prompt is built: an event, not a time
-        while active(url) != 1 and time.monotonic() - started < 60:
-            time.sleep(0.1)
-        assert active(url) == 1
+        assert wait_for(lambda: active(url) == 1, every=0.1)  # admitted, its prompt built
+        steps = metric(url, "mnemo_decode_steps_total")
         conn.close()
-        left = time.monotonic()
-        while active(url) and time.monotonic() - left < 5:
-            time.sleep(0.1)
-        assert active(url) == 0
+        assert wait_for(lambda: active(url) == 0, every=0.1)
+        # ended by the client's leaving (checked every half second): a few steps, not 400
+        assert metric(url, "mnemo_decode_steps_total") - steps < 100
 
 
 def test_a_thread_count_in_which_429_could_never_trigger_is_refused_at_start():

@@ -142,7 +142,10 @@ class Engine(Backend):
                       f"mnemo_prefix_cache_hit_tokens_total {sched.prefix.hit_tokens}",
                       # running rows put back in the queue when the KV budget ran out
                       "# TYPE mnemo_preemptions_total counter",
-                      f"mnemo_preemptions_total {sched.preemptions}"]
+                      f"mnemo_preemptions_total {sched.preemptions}",
+                      # forward passes of the running batch (one token for each of its rows)
+                      "# TYPE mnemo_decode_steps_total counter",
+                      f"mnemo_decode_steps_total {sched.steps}"]
         draft = self.loaded.draft if self.loaded else None
         if draft is not None:  # read without the worker's lock: counters only grow
             lines += [
