@@ -1,8 +1,8 @@
 """gunicorn settings for Mnemo: ``gunicorn -c gunicorn.conf.py wsgi:app``.
 
 Each worker process loads its own copy of the model after the fork (no preload_app: CUDA cannot
-be initialised before a fork; the master imports the code only, ``on_starting``), so run one
-worker per model copy: one per GPU, or one on a CPU
+be initialised before a fork; the master imports torch and transformers only, ``on_starting``),
+so run one worker per model copy: one per GPU, or one on a CPU
 host. Threads carry concurrent requests into that worker's batching engine; a streaming request
 holds its thread for as long as it streams, so threads bound the concurrent streams.
 Every value can be overridden with the MNEMO_GUNICORN_* variables below or on the command line.
@@ -51,18 +51,19 @@ def _check_admin(worker_count: int) -> None:
 
 def on_starting(server):
     """The thread and worker counts as finally set (the command line counts too); then the
-    master imports what every worker needs (torch, transformers, Mnemo: no model, no CUDA, no
-    thread started), so a worker forked from it, a respawned one included, skips those seconds
-    of imports and shares their memory with the others."""
+    master imports torch and transformers (no model, no CUDA, no thread of theirs left
+    running), so a worker forked from it, a respawned one included, skips those seconds of
+    imports and shares their memory with the others. Mnemo's own code is not imported here: a
+    reload (SIGHUP) after a deploy starts workers on the new code; upgrading torch or
+    transformers needs a full restart."""
     _check_threads(server.cfg.threads)
     _check_admin(server.cfg.workers)
     import gc
 
     gc.disable()  # as in wsgi.py: the imports make millions of objects that all stay
     try:
+        import torch  # noqa: F401
         import transformers.modeling_utils  # noqa: F401  (what loading any model imports)
-
-        import api.routes  # noqa: F401  (Mnemo, with torch and transformers)
     finally:
         gc.enable()
     gc.freeze()  # children start with these objects out of the collector's way (no copy-on-write)

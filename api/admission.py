@@ -13,7 +13,8 @@ generation thread. Two rules keep it from slowing the replies already streaming:
   requests at work, so such work takes at most a ``1 / (1 + REST)`` share of the time and the
   engine has the cores (and Python's GIL) the rest of it. With nothing streaming it runs at
   full speed.
-- **It yields to the engine.** Each request thread lowers its own scheduling priority once
+- **It yields to the engine.** Each request thread (never the main thread, which starts the
+  engine) lowers its own scheduling priority once
   (``yield_to_engine``: Linux nice ``REQUEST_NICENESS`` for that thread alone, inherited by the
   thread pools torch starts from it), so when the cores are short the engine's threads, at
   normal priority, get about nine tenths of them (the kernel weighs nice 0 against nice 10 as
@@ -46,9 +47,12 @@ def yield_to_engine() -> None:
     """Lower this request thread's priority, once (a thread serves many requests), and note
     when the request began: the work before its admission (reading and validating the body)
     is the first slice it pays a pause for. Where the platform has no per-thread priority,
-    nothing changes. The main thread is never lowered: where it serves requests (a sync
-    worker, Flask's test client) it also starts threads later, and an engine started from it
-    would inherit the lower priority and lose the cores it is meant to have first."""
+    nothing changes. The main thread is never lowered: it is the thread that builds apps and
+    so starts their engines, and where it also serves requests (Flask's test client, a
+    server run without threads) an engine built after the first request would inherit the
+    lower priority and lose the cores it is meant to have first. A server so run does not
+    yield to its engine; gunicorn's workers and werkzeug's threaded server serve on threads
+    of their own, which do."""
     _local.request_began = time.monotonic()
     if getattr(_local, "lowered", False) or threading.current_thread() is threading.main_thread():
         return

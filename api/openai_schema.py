@@ -11,7 +11,7 @@ from marshmallow import Schema, ValidationError, fields, pre_load, validate
 from .chat_request import resolve
 from .config import Settings
 from .exceptions import ValidationFailed
-from .fields import StopField, StrictBoolean, StrictFloat, StrictInteger, load, not_blank
+from .fields import StopField, StrictBoolean, StrictFloat, StrictInteger, generation_fields, load, not_blank
 from .memory.summary import Summary
 from .schemas import check_covers, summary_schema
 from .structured import NAME, ResponseFormatField
@@ -91,6 +91,8 @@ class OpenAISchemas:
             "summary": fields.Nested(summary_schema(settings), allow_none=True),
             "compact": StrictBoolean(),
             "recall": StrictBoolean(),
+            # the native API's repetition guard, so a program can turn it off (1) or tune it
+            "echo_penalty": generation_fields(settings)["echo_penalty"],
         }, name="MnemoExtension")
         call = Schema.from_dict({
             "id": fields.String(required=True, validate=validate.Length(1, 200)),
@@ -156,8 +158,8 @@ class OpenAISchemas:
             **_IGNORED,
             "truncation": fields.String(validate=validate.OneOf(["auto", "disabled"])),
             "mnemo": fields.Nested(extension, allow_none=True, metadata={
-                "description": "Mnemo's memory extension (pins, summary, compaction, recall, "
-                               "preset); message indices count user, assistant and tool "
+                "description": "Mnemo's extension (pins, summary, compaction, recall, preset, "
+                               "echo_penalty); message indices count user, assistant and tool "
                                "messages (not system ones)."}),
         }, name="ChatCompletionRequest")()
 
@@ -356,4 +358,6 @@ def _generation(data: dict, preset_generation: dict) -> dict:
     for key in PENALTIES:  # greedy or sampled, as vLLM applies them
         if data.get(key):
             given[key] = data[key]
+    if "echo_penalty" in (data.get("mnemo") or {}):
+        given["echo_penalty"] = data["mnemo"]["echo_penalty"]
     return given

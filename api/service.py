@@ -308,12 +308,20 @@ class Generation:
         self.usage = Usage(prompt_tokens=len(prompt_ids))
         self._metrics = current_app.extensions["metrics"]
         self._recorded = False
+        self._environ = request.environ  # whose connection is watched while this runs
 
-    def chunks(self, check: Callable[[], None] | None = None) -> Iterator[Chunk]:
-        """Yield the Chunks; closing this generator early cancels the generation. ``check``:
-        called about every ``CLIENT_CHECK_S`` seconds meanwhile (``Handle.items``)."""
+    def _watch(self) -> None:
+        if client_gone(self._environ):
+            self.handle.cancel()
+
+    def chunks(self) -> Iterator[Chunk]:
+        """Yield the Chunks; closing this generator early cancels the generation. Meanwhile
+        the client's connection is watched about every ``CLIENT_CHECK_S`` seconds, and a
+        client that left cancels it: a stream learns of a gone client only when it writes,
+        and a beam search, a tool call held back or a non-streamed reply write nothing
+        before their end."""
         try:
-            for chunk in self.handle.items(check, CLIENT_CHECK_S):
+            for chunk in self.handle.items(self._watch, CLIENT_CHECK_S):
                 self.text += chunk.text
                 self.logprobs += chunk.logprobs
                 if chunk.finish_reason is not None:
@@ -341,21 +349,13 @@ class Generation:
             now - h.submitted_at)
 
     def join(self) -> Generation:
-        """Run the stream to its end: the non-streaming reply is the joined stream. Nothing
-        is written to the client until then (a beam search sends nothing before its end), so
-        its connection is watched meanwhile, and a client that left cancels the generation."""
-        environ = request.environ
-
-        def check() -> None:
-            if client_gone(environ):
-                self.handle.cancel()
-
-        for _chunk in self.chunks(check):
+        """Run the stream to its end: the non-streaming reply is the joined stream."""
+        for _chunk in self.chunks():
             pass
         return self
 
 
-CLIENT_CHECK_S = 0.5  # how often a non-streamed generation checks that its client is there
+CLIENT_CHECK_S = 0.5  # how often a generation checks that its client is there
 
 
 def client_gone(environ: dict) -> bool:

@@ -125,17 +125,17 @@ def test_every_malformed_reply_is_one_line_and_a_failed_message(scripted, tmp_pa
 
 
 def test_a_trickling_server_times_out(scripted):
-    finished = threading.Event()  # the server sends for 125 s: the client gives up long before
+    # The server sends for 125 s: the client gives up long before, and hangs up.
+    finished, hung_up = threading.Event(), threading.Event()
 
     def trickle(h):
-        if events(h, [b"e", b"v", b"e", b"n", b"t"] * 50, pause=0.5):
-            finished.set()
+        (finished if events(h, [b"e", b"v", b"e", b"n", b"t"] * 50, pause=0.5) else hung_up).set()
 
     server = scripted(trickle)
     with pytest.raises(transport.Unreachable, match="did not finish within 2 s"):
         list(transport.native_chat(server.url, {"messages": [], "max_new_tokens": 5}, None,
                                    timeout=2))
-    assert not finished.is_set()
+    assert not finished.is_set() and hung_up.wait(60)
 
 
 def test_headers_sent_a_byte_at_a_time_time_out_too(scripted):

@@ -425,6 +425,8 @@ def test_beam_search_ends_at_the_deadline_and_when_its_client_leaves(tiny_dir, l
                                                   "max_new_tokens": 2}) as resp:
             assert json.load(resp)["message"]["role"] == "assistant"
         assert len(steps) < 500  # answered long before the beams could have finished
+        assert wait_for(lambda: server.app.extensions["engine"].scheduler.active == 0)
+        assert len(steps) < 500  # and the beams ended with their client
 
 
 def test_client_gone_reads_the_socket_without_consuming_it():

@@ -79,6 +79,24 @@ def test_presence_and_frequency_penalties_are_the_native_apis(sdk, model_id, liv
         assert got == json.load(native)["message"]["content"] and got != plain
 
 
+def test_the_echo_guard_is_the_native_apis_through_the_extension(sdk, model_id, live):
+    """``mnemo.echo_penalty`` sets the native API's echo guard (1 turns a preset's or model's
+    default off): the same greedy reply as the native API with the same value."""
+    messages = [user("Say something about penalties and repeated words words words.")]
+    plain = sdk.chat.completions.create(model=model_id, messages=messages, max_tokens=16,
+                                        temperature=0).choices[0].message.content
+    got = sdk.chat.completions.create(model=model_id, messages=messages, max_tokens=16,
+                                      temperature=0, extra_body={"mnemo": {"echo_penalty": 3.0}})
+    native = post_json(live.url + "/api/chat", {"messages": messages, "max_new_tokens": 16,
+                                                 "echo_penalty": 3.0})
+    text = got.choices[0].message.content
+    assert text == json.load(native)["message"]["content"] and text != plain
+    with pytest.raises(openai.BadRequestError) as info:
+        sdk.chat.completions.create(model=model_id, messages=messages, max_tokens=4,
+                                    extra_body={"mnemo": {"echo_penalty": 0}})
+    assert "echo_penalty" in str(info.value)
+
+
 @pytest.mark.parametrize("kwargs, param", [
     ({"n": 9}, "n"),  # above this app's MNEMO_MAX_BATCH_SIZE
     ({"presence_penalty": 2.5}, "presence_penalty"),  # OpenAI's range is -2 to 2

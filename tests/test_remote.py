@@ -349,7 +349,7 @@ def test_a_remote_not_up_yet_is_waited_for_and_readyz_follows_it(tiny_dir, lora_
         tmp = tmp_path_factory.mktemp("late")
         with gunicorn_engine(tiny_dir, lora_dir, tmp, port=port, MNEMO_API_KEYS="") as (proc, url):
             wait_http(url + "/readyz", timeout=60)
-            wait_http(server.url + "/readyz", timeout=30)  # it retries every second, unasked
+            wait_http(server.url + "/readyz", timeout=30)  # it retries by itself, unasked
             code, _, out = post(server.url + "/api/chat", {"messages": [user("hi")],
                                                            "max_new_tokens": 4})
             assert code == 200, out
