@@ -336,15 +336,10 @@ def test_an_entry_given_back_whole_never_lets_a_later_request_write_over_a_reade
     with worker_paused(engine):
         blockers = [Run(engine, [200 + j, 300 + j, 400 + j], SamplingParams(max_new_tokens=900))
                     for j in range(4)]
-    deadline = time.monotonic() + 30
-    while len(sched.runner.seqs) < 4:
-        assert time.monotonic() < deadline, "the blockers never filled the batch"
-        time.sleep(0.002)
+    assert wait_for(lambda: len(sched.runner.seqs) == 4), "the blockers never filled the batch"
     with worker_paused(engine):
         read, take = Run(engine, reader), Run(engine, taker)
-    while len(sched.waiting) < 2:
-        assert time.monotonic() < deadline, "the two requests were never admitted"
-        time.sleep(0.002)
+    assert wait_for(lambda: len(sched.waiting) == 2), "the two requests were never admitted"
     waiting = {s.handle: s for s in list(sched.waiting)}
     assert not waiting[read.handle].handed_over and waiting[take.handle].handed_over
     take.handle.cancel()
@@ -454,9 +449,11 @@ def test_a_request_that_keeps_no_kv_neither_stores_nor_takes_an_entry(engine):
     assert cached_length(engine, one_off + [7]) == held  # its own KV was not kept
 
 
-def _a_turn_waiting_with_its_entry(engine):
-    """A next turn admitted with its conversation's cache entry, waiting behind a full batch;
-    returns (the waiting run, the blockers, the cached length its conversation had)."""
+def _a_turn_waiting_with_its_entry(engine, then):
+    """A next turn admitted with its conversation's cache entry, waiting behind a full batch:
+    ``then(waiter)`` runs while the worker is held with the turn found so (nothing moves on
+    meanwhile, however slowly this thread is scheduled); returns (the waiting run, the
+    blockers, the cached length its conversation had)."""
     first = ids_of(engine, "Explain the law of contracts.")
     reply = engine.loaded.tokenizer(solo(engine, first, GREEDY), add_special_tokens=False)["input_ids"]
     turn = first + reply + ids_of(engine, "And torts?")
@@ -467,14 +464,19 @@ def _a_turn_waiting_with_its_entry(engine):
     long = SamplingParams(max_new_tokens=400)
     with worker_paused(engine):
         blockers = [Run(engine, ids_of(engine, f"Count to a thousand, {i}."), long) for i in range(4)]
-    deadline = time.monotonic() + 30
-    while len(engine.scheduler.runner.seqs) < 4:
-        assert time.monotonic() < deadline, "the blockers never filled the batch"
-        time.sleep(0.005)
+    assert wait_for(lambda: len(engine.scheduler.runner.seqs) == 4), "the blockers never filled the batch"
     waiter = Run(engine, turn, GREEDY)
-    while not any(s.handle is waiter.handle and s.handed_over for s in list(engine.scheduler.waiting)):
-        assert time.monotonic() < deadline, "the turn was never admitted with the entry"
-        time.sleep(0.001)
+
+    def found() -> bool:
+        with worker_paused(engine):
+            if not any(s.handle is waiter.handle and s.handed_over
+                       for s in list(engine.scheduler.waiting)):
+                return False
+            assert len(engine.scheduler.runner.seqs) == 4  # the blockers still run
+            then(waiter)
+            return True
+
+    assert wait_for(found), "the turn was never admitted with the entry"
     return waiter, blockers, turn, held
 
 
@@ -489,20 +491,8 @@ def test_a_turn_whose_client_leaves_while_it_waits_gives_the_conversation_back(e
     """A next turn is handed its conversation's cache entry when it is admitted. If its client
     leaves while it waits behind a full batch, the entry goes back to the cache: the turn that
     follows does not recompute the whole conversation."""
-    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(engine)
-    waiter.handle.cancel()
-    waiter.result()
-    assert all(r.thread.is_alive() for r in blockers)  # it ended while still waiting
-    assert cached_length(engine, turn) == held
-    _end(engine, blockers)
-
-
-def test_a_turn_past_its_deadline_while_it_waits_gives_the_conversation_back(engine):
-    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(engine)
-    waiter.handle.deadline = time.monotonic()  # its time limit passes while it waits
-    result = waiter.result()
-    assert result.finish_reason == "length" and result.text == ""
-    assert all(r.thread.is_alive() for r in blockers)  # it ended while still waiting
+    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(engine, lambda w: w.handle.cancel())
+    assert waiter.result().finish_reason == "cancelled"  # it ended while still waiting
     assert cached_length(engine, turn) == held
     _end(engine, blockers)
 
@@ -510,7 +500,6 @@ def test_a_turn_past_its_deadline_while_it_waits_gives_the_conversation_back(eng
 def test_a_scheduling_failure_gives_the_waiting_turns_conversation_back(engine, monkeypatch):
     import api.engine.scheduler as scheduler_module
 
-    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(engine)
     plan_step, failed = scheduler_module.plan_step, []
 
     def fails_once(*args, **kwargs):
@@ -519,11 +508,12 @@ def test_a_scheduling_failure_gives_the_waiting_turns_conversation_back(engine, 
             raise RuntimeError("a fault of the policy")
         return plan_step(*args, **kwargs)
 
-    monkeypatch.setattr(scheduler_module, "plan_step", fails_once)
-    assert isinstance(waiter.result().error, GenerationFailed)
-    assert failed and all(r.thread.is_alive() for r in blockers)  # running rows go on
+    waiter, blockers, turn, held = _a_turn_waiting_with_its_entry(
+        engine, lambda w: monkeypatch.setattr(scheduler_module, "plan_step", fails_once))
+    assert isinstance(waiter.result().error, GenerationFailed) and failed
     assert cached_length(engine, turn) == held
     _end(engine, blockers)
+    assert all(r.error is None for r in blockers)  # running rows went on
 
 
 def test_beam_search_ends_when_its_client_leaves_and_frees_its_place(engine, monkeypatch):
