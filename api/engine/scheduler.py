@@ -8,7 +8,9 @@ Each step of the loop:
 3. **prefill**: short prompts together (``prefill``), long ones one chunk at a time;
    a request whose prompt is all fed samples its first token and joins the batch;
 4. **decode**: one forward for every running row, then sampling, beam steps and output.
-Stages 3 and 4 are in ``stages``; what they run, in ``runner``; what they emit, in ``output``.
+The scheduler decides (steps 1 and 2, preemption, requests that end unstarted); ``Stages``
+(``stages``) carries out steps 3 and 4; what they run is in ``runner``, what they emit in
+``output``.
 
 Every stage is guarded for the requests it touches: a failure ends those requests with a JSON
 error and frees their places, and every other request goes on unchanged. A group prefill that
@@ -47,7 +49,7 @@ def stopping() -> GenerationFailed:
     return GenerationFailed("The server is shutting down; retry.", retry_after=1)
 
 
-class Scheduler(Stages):
+class Scheduler:
     """Own the model; accept requests from any thread; decode them in one worker thread."""
 
     def __init__(self, loaded: Loaded, *, max_batch_size: int, max_queue: int,
@@ -64,8 +66,6 @@ class Scheduler(Stages):
         self.output = Output(self.tokenizer, loaded.eos_ids, loaded.context_window, self._release)
         self.kv_budget = kv_budget_tokens or default_kv_tokens(loaded)  # as configured
         self.kv_tokens = self.kv_budget  # in force (lowered after out of memory, until idle)
-        self.fixed_chunk = prefill_chunk_tokens
-        self.step_tokens = prefill_chunk_tokens or 128  # re-measured after each chunk
         # The one record of every request the worker holds, by arrival: its ``state`` says
         # where it is (``waiting``, ``prefilling`` and running are views of it; the runner holds
         # the running batch's KV); it leaves once its handle is done.
@@ -80,6 +80,8 @@ class Scheduler(Stages):
         self._calls: list[tuple] = []  # (fn, future, ready): run between steps
         self._closed = False  # the worker has stopped
         self._by_adapter: dict[str | None, int] = {}  # requests in flight per adapter key
+        self.stages = Stages(self.runner, self.output, self.prefix, self._stop,
+                             prefill_chunk_tokens)
 
     # -- public, any thread -------------------------------------------------------------
     @property
@@ -187,7 +189,7 @@ class Scheduler(Stages):
                 with torch.inference_mode():
                     self._take_arrivals()
                     self._end_abandoned()
-                    self._prefill(self._plan())
+                    self.stages.prefill(self._plan(), self.prefilling)
                     if self.runner.seqs:
                         self._decode()
             except Exception as exc:  # a fault of the worker itself: end all it held, go on
@@ -258,37 +260,49 @@ class Scheduler(Stages):
             if seq.handle.cancelled.is_set():
                 gone.append(seq)
                 if seq.state is State.RUNNING and not seq.beams:
-                    self._store(seq)  # its KV is valid: a stopped reply's next turn builds on it
+                    self.stages.store(seq)  # its KV is valid: its next turn builds on it
                 elif seq.state is not State.RUNNING:
-                    self._store_unstarted(seq)
+                    self.stages.store_unstarted(seq)
                 self.output.cancelled(seq.handle)
             elif seq.state is not State.RUNNING and now >= seq.handle.deadline:
                 gone.append(seq)
-                self._store_unstarted(seq)
+                self.stages.store_unstarted(seq)
                 self.output.finish(seq, "length")
         if gone:  # ended, so out of the waiting and prefilling views; out of the batch here
-            self._remove([s for s in gone if s in self.runner.seqs])
+            self.stages.remove([s for s in gone if s in self.runner.seqs])
 
     def _plan(self):
         budget = Budget(max_batch=self.max_batch_size, kv_tokens=self.kv_tokens,
-                        step_tokens=self.step_tokens, idle_step_tokens=MAX_STEP_TOKENS)
+                        step_tokens=self.stages.step_tokens, idle_step_tokens=MAX_STEP_TOKENS)
         try:
             plan = plan_step(self.waiting, self.prefilling, self.runner.seqs, self.runner.length,
                              budget)
         except Exception as exc:  # nothing was admitted: only the requests not yet running
             log.exception("scheduling failed; ending the requests not yet running")
             for seq in self.waiting + self.prefilling:
-                self._store_unstarted(seq)  # their conversations' cache entries go back
+                self.stages.store_unstarted(seq)  # their conversations' cache entries go back
                 self.output.fail(seq, exc)
             return None
         for seq in plan.preempt:
             self._preempt(seq)
         return plan
 
+    def _decode(self) -> None:
+        victim = self.stages.decode(others_wait=bool(self.waiting or self.prefilling))
+        if victim is not None:
+            # What ran out is what the KV budget allowed: lower it to what is left, so the
+            # victim waits for room instead of being readmitted into the same failure (it is
+            # back to the configured budget once the engine is idle).
+            left = self.runner.rows - victim.rows
+            self.kv_tokens = min(self.kv_tokens, left * (self.runner.length + 1))
+            log.warning("out of memory in a decode step; preempting the newest request, "
+                        "KV budget now %d positions", self.kv_tokens)
+            self._preempt(victim)
+
     def _preempt(self, seq: Sequence) -> None:
         log.warning("preempting request %d (%d tokens): the batch is over its KV budget",
                     seq.order, seq.length)
-        self._remove([seq])
+        self.stages.remove([seq])
         if seq.handle.done:  # the removal failed and ended it
             return
         seq.preempt()

@@ -1,14 +1,17 @@
 """The worker's stages: prefill what the plan says, decode the batch, emit and store.
 
-A mixin of ``Scheduler`` (``scheduler``), which owns the state these methods use: the one
-record of its requests (whose ``state`` each stage moves on: waiting and prefilling are views
-of it), the runner and its batch, the output processor and the prefix cache. Each stage
-catches failures for the requests it touches and for no others.
+``Scheduler`` (``scheduler``) decides: it keeps the one record of the requests, plans each step
+and preempts; ``Stages`` carries a step out on what it is handed (the plan, the sequences it
+names) with the runner and its batch, the output processor and the prefix cache, and moves
+each sequence's ``state`` on. It tells the scheduler what it cannot decide itself (a decode
+step out of memory: whom to preempt) by its return value. Each stage catches failures for the
+requests it touches and for no others.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 import torch
@@ -16,8 +19,11 @@ import torch
 from . import batch as kvbatch
 from . import prefill
 from .kvbuffer import new_cache
+from .output import Output
 from .policy import MIN_CHUNK
+from .prefix_cache import PrefixCache
 from .request import Sequence, State
+from .runner import Runner
 from .sampling import sample
 from .speculative import accepted
 
@@ -28,14 +34,24 @@ MAX_STEP_TOKENS = prefill.MAX_GROUP_TOKENS
 
 
 class Stages:
+    """Runs each step's prefill and decode; ``step_tokens`` is the prefill work a step may add
+    while others stream, re-measured after each chunk unless ``fixed_chunk`` sets it."""
+
+    def __init__(self, runner: Runner, output: Output, prefix: PrefixCache,
+                 stop: threading.Event, fixed_chunk: int = 0):
+        self.runner, self.output, self.prefix, self.stop = runner, output, prefix, stop
+        self.fixed_chunk = fixed_chunk
+        self.step_tokens = fixed_chunk or 128
+
     # -- prefill ------------------------------------------------------------------------
-    def _prefill(self, plan) -> None:
-        """Run the plan's prefill work, unless a long prompt finished its chunks last step: then
-        this step only joins it to the batch (a copy of the batch's KV as long as that prompt),
-        so a step never adds a chunk and a join to a running stream's wait."""
+    def prefill(self, plan, prefilling: list[Sequence]) -> None:
+        """Run the plan's prefill work, unless a long prompt (of ``prefilling``) finished its
+        chunks last step: then this step only joins it to the batch (a copy of the batch's KV
+        as long as that prompt), so a step never adds a chunk and a join to a running stream's
+        wait."""
         if plan is None:
             return
-        done = [s for s in self.prefilling if s.logits is not None]
+        done = [s for s in prefilling if s.logits is not None]
         for seq in done:
             self._join_prefilled(seq, seq.logits)
         if done:
@@ -136,8 +152,11 @@ class Stages:
                 self.output.fail(seq, exc)
 
     # -- decode -------------------------------------------------------------------------
-    def _decode(self) -> None:
-        lone, drafts = self._draft()
+    def decode(self, others_wait: bool) -> Sequence | None:
+        """One decode step of the batch (speculative for a lone row when nothing else waits,
+        ``others_wait`` false). Out of memory with a request to spare: nothing is decoded, and
+        the newest preemptible request is returned for the scheduler to preempt."""
+        lone, drafts = self._draft(others_wait)
         try:  # both roll the KV back themselves if they fail
             if drafts:
                 logits = self.runner.verify(lone, [*lone.next_tokens, *drafts])
@@ -147,29 +166,22 @@ class Stages:
             by_age = sorted(self.runner.seqs, key=lambda s: s.order)
             victim = next((s for s in reversed(by_age[1:]) if s.preemptible), None)
             if victim is not None:
-                # What ran out is what the KV budget allowed: lower it to what is left, so the
-                # victim waits for room instead of being readmitted into the same failure (it
-                # is back to the configured budget once the engine is idle).
-                left = self.runner.rows - victim.rows
-                self.kv_tokens = min(self.kv_tokens, left * (self.runner.length + 1))
-                log.warning("out of memory in a decode step; preempting the newest request, "
-                            "KV budget now %d positions", self.kv_tokens)
-                self._preempt(victim)
-                return
+                return victim
             log.exception("out of memory in a decode step with nothing to preempt")
             self._fail_running(torch.OutOfMemoryError("out of memory"))
-            return
+            return None
         except Exception as exc:
             log.exception("decode step failed; ending the %d running requests", len(self.runner.seqs))
             self._fail_running(exc)
-            return
+            return None
         if drafts:
             self._keep_verified(lone, drafts, logits)
         else:
             self._advance(logits)
+        return None
 
     # -- speculative decoding (``speculative``) -----------------------------------------
-    def _draft(self) -> tuple[Sequence | None, list[int]]:
+    def _draft(self, others_wait: bool) -> tuple[Sequence | None, list[int]]:
         """The lone row and the draft's guesses for it, when this step speculates: a greedy
         row without penalties or adapter, decoding alone while nothing waits (a speculative
         step takes about three plain ones, and a newcomer should not wait for it)."""
@@ -177,7 +189,7 @@ class Stages:
         seq = self.runner.alone() if draft is not None else None
         if seq is None or seq.beams or seq.adapter is not None or seq.sampler.do_sample \
                 or seq.sampler.processors or seq.sampler.grammar is not None \
-                or seq.sampler.logprobs is not None or self.waiting or self.prefilling:
+                or seq.sampler.logprobs is not None or others_wait:
             return None, []
         room = min(seq.params.max_new_tokens - seq.usage.completion_tokens,
                    self.runner.m.context_window - len(seq.history)) - 1
@@ -208,8 +220,8 @@ class Stages:
                 break
         self.runner.cut(seq.fed)
         if finished:
-            self._store(seq)
-            self._remove([seq])
+            self.store(seq)
+            self.remove([seq])
 
     def _fail_running(self, exc: BaseException) -> None:
         for seq in self.runner.seqs:
@@ -238,10 +250,10 @@ class Stages:
             elif seq not in tokens or self.output.accept(seq, tokens[seq]):
                 gone.append(seq)
                 if seq in tokens:
-                    self._store(seq)
-        self._remove(gone)
+                    self.store(seq)
+        self.remove(gone)
 
-    def _remove(self, gone: list[Sequence]) -> None:
+    def remove(self, gone: list[Sequence]) -> None:
         """Drop ended rows; if that fails (out of memory copying the rest), the batch's state
         is unknown, so every request still in it ends with the error."""
         try:
@@ -277,7 +289,7 @@ class Stages:
 
     def _beam_step(self, seq: Sequence, logits: torch.Tensor) -> list[int] | None:
         """One beam step; None when the search ended (its reply sent) or failed."""
-        interrupted = time.monotonic() >= seq.handle.deadline or self._stop.is_set()
+        interrupted = time.monotonic() >= seq.handle.deadline or self.stop.is_set()
         try:
             sources = seq.beams.step(logits, seq.history, interrupted)
         except Exception as exc:
@@ -292,7 +304,8 @@ class Stages:
         return sources
 
     # -- the prefix cache ---------------------------------------------------------------
-    def _store(self, seq: Sequence) -> None:
+    def store(self, seq: Sequence) -> None:
+        """Keep a finished running sequence's KV in the prefix cache."""
         self._store_row(seq, None, None)
 
     def _store_row(self, seq: Sequence, cache, row: int | None, copy: bool = False) -> None:
@@ -309,7 +322,7 @@ class Stages:
         except Exception:
             log.exception("storing a finished request's KV failed; the cache entry is lost")
 
-    def _store_unstarted(self, seq: Sequence) -> None:
+    def store_unstarted(self, seq: Sequence) -> None:
         """Give back what a request that ends before it runs holds of its conversation: the
         cache entry it was handed while WAITING, or the positions its chunked prefill computed
         so far. Otherwise a turn cancelled or timed out in the queue would leave the
