@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .combinations import refusal
+
 # Adapters shipped in adapters/, which MNEMO_ADAPTERS may name alone ("legal-demo").
 SHIPPED_ADAPTERS = Path(__file__).resolve().parents[1] / "adapters"
 
@@ -136,21 +138,13 @@ class Settings:
                       f"{self.executor!r}")
         if self.quantize not in ("auto", "none", "int8", "int4"):
             raise bad("quantize", f"must be auto, none, int8 or int4, got {self.quantize!r}")
-        if self.executor == "native" and (self.quantize == "none" or self.device.startswith("cuda")):
-            raise bad("executor", "native runs the one-row decode steps of an int8/int4 model on "
-                      "a CPU: leave MNEMO_QUANTIZE at auto (or int8, int4) and MNEMO_DEVICE at "
-                      "auto or cpu, or choose auto")
-        quantized = self.quantize in ("int8", "int4")  # asked for; auto adapts to the rest
-        if quantized and self.device.startswith("cuda"):
-            raise bad("quantize", "int8 and int4 use torch's CPU kernels; on a GPU use "
-                      "MNEMO_DTYPE=bfloat16 instead")
-        if quantized and self.dtype not in ("auto", "float32"):
-            raise bad("quantize", "keeps the rest of the model in float32: leave MNEMO_DTYPE "
-                      "at auto or float32")
-        if quantized and self.admin_keys:
-            raise bad("quantize", "cannot be combined with the admin API (MNEMO_ADMIN_KEYS): "
-                      "adapters loaded at run time need float linear layers; list adapters in "
-                      "MNEMO_ADAPTERS instead, they are loaded before quantization")
+        if self.speculative not in ("none", "int4"):
+            raise bad("speculative", f"must be none or int4, got {self.speculative!r}")
+        refused = refusal(quantize=self.quantize, speculative=self.speculative,
+                          executor=self.executor, dtype=self.dtype, device=self.device,
+                          admin=bool(self.admin_keys))
+        if refused:
+            raise bad(*refused)
         if self.engine_protocol not in ("auto", "openai", "llama.cpp"):
             raise bad("engine_protocol", f"must be auto, openai or llama.cpp, got "
                       f"{self.engine_protocol!r}")
@@ -167,18 +161,6 @@ class Settings:
                 raise bad(local[0], "configures the embedded engine, which does not run when "
                           "MNEMO_ENGINE_URL is set: the remote engine quantizes and serves "
                           "adapters itself (unset one of the two)")
-        if self.speculative not in ("none", "int4"):
-            raise bad("speculative", f"must be none or int4, got {self.speculative!r}")
-        if self.speculative != "none":
-            if quantized:
-                raise bad("speculative", f"needs a float32 model to draft for; MNEMO_QUANTIZE="
-                          f"{self.quantize} quantizes it already (leave it at none)")
-            if self.dtype not in ("auto", "float32") or self.device.startswith("cuda"):
-                raise bad("speculative", "drafts for a float32 model on a CPU: leave MNEMO_DTYPE "
-                          "at auto or float32 and MNEMO_DEVICE at auto or cpu")
-            if self.executor not in ("auto", "native"):
-                raise bad("speculative", "the draft runs in the lean forward's native decode "
-                          "step: leave MNEMO_EXECUTOR at auto or native")
         if not isinstance(self.speculative_tokens, int) or not 1 <= self.speculative_tokens <= 32:
             raise bad("speculative_tokens", f"must be an integer from 1 to 32, got "
                       f"{self.speculative_tokens!r}")

@@ -88,3 +88,26 @@ def test_quantize_auto_runs_int4_only_for_a_model_shipped_in_that_layout(tmp_pat
     assert chosen(quantize="none") == "none" and chosen(quantize="int8") == "int8"
     with pytest.raises(ConfigError, match="MNEMO_QUANTIZE"):
         Settings.load(environ={}, overrides={"quantize": "int4", "dtype": "bfloat16"})
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"quantize": "int4"}, "MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels"),
+    ({"executor": "native", "quantize": "int8"}, "MNEMO_EXECUTOR: native runs"),
+    ({"speculative": "int4"}, "MNEMO_SPECULATIVE: drafts for a float32 model on a CPU"),
+])
+def test_what_auto_resolves_to_is_held_to_the_same_rules(monkeypatch, tmp_path, overrides,
+                                                          message):
+    """The settings combine as configured (device auto); once auto finds a GPU (and dtype
+    auto picks bfloat16 there), the load refuses them with the message a configured cuda
+    gets, before any weight is read; auto quantization chooses none there."""
+    import torch
+
+    from api.engine.loader import choose_quantize, load
+
+    settings = Settings.load(environ={}, overrides={"cache_dir": str(tmp_path), **overrides})
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    with pytest.raises(ConfigError, match=message):
+        load(settings)
+    with pytest.raises(ConfigError, match=message):
+        Settings.load(environ={}, overrides={"device": "cuda", **overrides})
+    assert choose_quantize(Settings.load(environ={}, overrides={"quantize": "auto"})) == "none"

@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
 
+from ..combinations import refusal
 from ..config import ConfigError, Settings
 from . import native, packing, speculative
 from .adapters import Spec, attach, inspect, read_weights
@@ -199,9 +200,9 @@ def choose_quantize(settings: Settings) -> str:
         return "none"
     if gguf_file_type(gguf) not in SHIPPED_INT4:
         return "none"
-    runs = (settings.device in ("auto", "cpu") and settings.dtype in ("auto", "float32")
-            and not settings.admin_keys and settings.speculative == "none"
-            and (settings.device == "cpu" or not torch.cuda.is_available()))
+    device = "cuda" if settings.device == "auto" and torch.cuda.is_available() else settings.device
+    runs = refusal(quantize="int4", speculative=settings.speculative, executor=settings.executor,
+                   dtype=settings.dtype, device=device, admin=bool(settings.admin_keys)) is None
     if runs and settings.adapters:  # trained over float32: they keep their form better there
         log.info("MNEMO_QUANTIZE=auto runs float32, not the file's int4 layout: LoRA adapters "
                  "are served (MNEMO_QUANTIZE=int4 runs them over int4)")
@@ -213,8 +214,13 @@ def load(settings: Settings) -> Loaded:
     """Load model, tokenizer and adapters as the settings say; the model is in eval mode."""
     quiet_libraries()
     settings = dataclasses.replace(settings, quantize=choose_quantize(settings))
-    source, model_id = resolve_source(settings)
     device, dtype = pick_device(settings)
+    refused = refusal(quantize=settings.quantize, speculative=settings.speculative,
+                      executor=settings.executor, dtype=str(dtype).removeprefix("torch."),
+                      device=device.type, admin=bool(settings.admin_keys))
+    if refused:  # as resolved: device "auto" found a GPU, or dtype "auto" chose bfloat16 there
+        raise ConfigError(f"MNEMO_{refused[0].upper()}: {refused[1]}")
+    source, model_id = resolve_source(settings)
     if device.type == "cpu":
         # transformers repeats each key/value head for every query head before a masked SDPA
         # call unless told the kernel handles grouped-query attention itself; torch's CPU
@@ -231,9 +237,6 @@ def load(settings: Settings) -> Loaded:
         model = attach(model, name, spec, read_weights(spec))
     model.to(device).eval()
     if settings.quantize != "none":
-        if device.type != "cpu":  # device "auto" found a GPU
-            raise ConfigError("MNEMO_QUANTIZE: int8 and int4 use torch's CPU kernels; on a GPU "
-                              "use MNEMO_DTYPE=bfloat16 instead")
         dense = dense_weights(model, settings, device)
         replaced = quantize(model, settings.quantize,
                             Store.of(Path(source), settings.quantize, Path(settings.cache_dir)),

@@ -92,15 +92,14 @@ class Draft:
 
 def build(settings: Settings, source: str, model, lean: LeanForward | None) -> Draft | None:
     """The draft for ``model`` if ``settings.speculative`` asks for one; ConfigError saying why
-    where it cannot run. ``Settings.validate`` refused the settings that cannot combine; what
-    is left is found here: a GPU that device ``auto`` chose, a model the lean forward or the
-    native step does not run, a native step that cannot be built."""
+    where it cannot run. The settings that cannot combine were refused before
+    (``combinations.refusal``, as configured and as resolved); what is left is found here: a
+    model the lean forward or the native step does not run, a native step that cannot be
+    built."""
     if settings.speculative == "none":
         return None
     why = draft = None
-    if model.dtype != torch.float32:
-        why = f"the model is {model.dtype}, and the draft writes float32 keys and values"
-    elif lean is None:
+    if lean is None:
         why = "the lean forward does not serve this model (a GPU, or not a Llama model)"
     else:
         draft = _draft_forward(source, settings, model)
