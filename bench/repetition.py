@@ -4,7 +4,9 @@ Plays conversations of eight user turns against a running Mnemo's ``/api/chat``,
 sending the whole history as the page does, under several decoding settings, and counts:
 
 - a *loop*: a reply in which one run of 4 words occurs 3 times or more;
-- an *echo*: a reply sharing a run of 8 words with an earlier reply of its conversation.
+- an *echo*: a reply sharing a run of 8 words with an earlier reply of its conversation; of
+  those, how many share only runs the user's own messages hold (both replies quote the user:
+  the guard leaves quotes of the conversation free, so that facts told stay quotable).
 
 The conversations are written to be ordinary (small talk, a plan, a question about the last
 answer), in English, French and Chinese; nothing is tuned to them. Usage:
@@ -101,9 +103,20 @@ def loops(text: str) -> bool:
     return any(grams.count(g) >= 3 for g in set(grams))
 
 
-def echoes(text: str, earlier: list[str]) -> bool:
-    mine = set(runs(words(text), 8))
-    return any(mine & set(runs(words(e), 8)) for e in earlier)
+def echoes(text: str, earlier: list[str], told: list[str]) -> tuple[bool, bool]:
+    """Whether ``text`` echoes one of ``earlier``, and whether it does so only in the user's
+    words: every shared run is the user's (``told``) but for one word (a comma between two
+    quoted phrases), a word being the user's where a run of 4 words of ``told`` covers it."""
+    mine = words(text)
+    before = set().union(*(set(runs(words(e), 8)) for e in earlier))
+    shared = [i for i, run in enumerate(runs(mine, 8)) if run in before]
+    user4 = set().union(*(set(runs(words(t), 4)) for t in told))
+    users = [False] * len(mine)
+    for i, run in enumerate(runs(mine, 4)):
+        if run in user4:
+            users[i:i + 4] = [True] * 4
+    quoted = all(users[i:i + 8].count(False) <= 1 for i in shared)
+    return bool(shared), bool(shared) and quoted
 
 
 def chat(url: str, messages: list[dict], params: dict, max_new_tokens: int = 120) -> str:
@@ -136,16 +149,17 @@ def facts(url: str, params: dict, seeds: range) -> tuple[int, int, int]:
     return quoted, cut, n
 
 
-def play(url: str, turns: list[str], params: dict) -> tuple[int, int]:
-    messages, replies, looped, echoed = [], [], 0, 0
-    for text in turns:
+def play(url: str, turns: list[str], params: dict) -> tuple[int, int, int]:
+    messages, replies, looped, echoed, quoting = [], [], 0, 0, 0
+    for n, text in enumerate(turns):
         messages.append({"role": "user", "content": text})
         reply = chat(url, messages, params)
         looped += loops(reply)
-        echoed += echoes(reply, replies)
+        echo, quote = echoes(reply, replies, turns[:n + 1])
+        echoed, quoting = echoed + echo, quoting + quote
         replies.append(reply)
         messages.append({"role": "assistant", "content": reply})
-    return looped, echoed
+    return looped, echoed, quoting
 
 
 def main() -> None:
@@ -158,8 +172,8 @@ def main() -> None:
     total = len(CONVERSATIONS) * len(CONVERSATIONS[0])
     print(f"{len(CONVERSATIONS)} conversations x 8 turns = {total} replies a run; "
           f"median over {args.seeds} seeds (greedy: one run)")
-    print("| setting | replies that loop | replies echoing an earlier one | facts quoted | "
-          "replies cut at 60 tokens |")
+    print("| setting | replies that loop | replies echoing an earlier one (of which quoting the "
+          "user) | facts quoted | replies cut at 60 tokens |")
     print("|---|---|---|---|---|")
     for name, params in SETTINGS.items():
         if args.only and name not in args.only:
@@ -169,13 +183,15 @@ def main() -> None:
         for seed in range(args.first_seed, args.first_seed + (1 if greedy else args.seeds)):
             p = dict(params) if greedy else {**params, "seed": seed}
             outcome = [play(args.url, turns, p) for turns in CONVERSATIONS]
-            per_seed.append((sum(o[0] for o in outcome), sum(o[1] for o in outcome)))
+            per_seed.append(tuple(sum(o[i] for o in outcome) for i in range(3)))
             print(f"  {name} seed {seed}: {per_seed[-1]}", flush=True)
         lo = statistics.median(s[0] for s in per_seed)
         ec = statistics.median(s[1] for s in per_seed)
+        qu = statistics.median(s[2] for s in per_seed)
         quoted, cut, n = facts(args.url, params, range(args.first_seed,
                                                        args.first_seed + (1 if greedy else 4)))
-        print(f"| {name} | {lo:g} / {total} | {ec:g} / {total} | {quoted} / {n} | {cut} / {n} |",
+        print(f"| {name} | {lo:g} / {total} | {ec:g} / {total} ({qu:g}) | {quoted} / {n} "
+              f"| {cut} / {n} |",
               flush=True)
 
 

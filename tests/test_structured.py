@@ -130,6 +130,21 @@ def test_every_case_parses_and_validates_on_noise(live, sampled):
     assert sum(valid) >= 1  # noise writes whole values too: the check above is not vacuous
 
 
+def test_a_grammar_that_allows_only_an_earlier_replys_words_gets_them(live):
+    """The repetition guard weighs against writing an earlier reply's prose again; where the
+    schema allows nothing else (an enum of that very title), the reply still writes it (a
+    ban would leave the grammar no token: a 400 "simplify the schema")."""
+    title = "The Name of the Wind and the Wise Man of the Fear"
+    schema = obj({"title": {"type": "string", "enum": [title]}})
+    for seed in (1, 2, 3):
+        r = chat(live.url, {"messages": [user("json"), assistant(json.dumps({"title": title})),
+                                         user("again as JSON")],
+                            "max_new_tokens": MAX, "response_format": fmt(schema),
+                            "do_sample": True, "temperature": 0.7, "seed": seed,
+                            "echo_penalty": 1.2})
+        assert json.loads(r["message"]["content"]) == {"title": title}
+
+
 def test_a_constrained_row_changes_nothing_for_the_rows_beside_it(live):
     prompts = ["Tell me about rivers.", "What is a prime?", "Sing a song."]
     alone = [chat(live.url, {"messages": [user(p)], "max_new_tokens": 24})["message"]["content"]
