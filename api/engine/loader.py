@@ -213,13 +213,22 @@ def choose_quantize(settings: Settings) -> str:
 def load(settings: Settings) -> Loaded:
     """Load model, tokenizer and adapters as the settings say; the model is in eval mode."""
     quiet_libraries()
+    configured = settings
     settings = dataclasses.replace(settings, quantize=choose_quantize(settings))
     device, dtype = pick_device(settings)
     refused = refusal(quantize=settings.quantize, speculative=settings.speculative,
                       executor=settings.executor, dtype=str(dtype).removeprefix("torch."),
                       device=device.type, admin=bool(settings.admin_keys))
-    if refused:  # as resolved: device "auto" found a GPU, or dtype "auto" chose bfloat16 there
-        raise ConfigError(f"MNEMO_{refused[0].upper()}: {refused[1]}")
+    if refused:  # as resolved: device "auto" found a GPU, quantize "auto" chose none
+        chose = []
+        if configured.device == "auto":
+            chose.append(f"MNEMO_DEVICE=auto chose {device.type}")
+        if configured.quantize == "auto":
+            chose.append("MNEMO_QUANTIZE=auto left the model not quantized (int4 where the model "
+                         "file ships in a 4-bit layout and a CPU runs it; else set int8 or int4)"
+                         if settings.quantize == "none" else f"MNEMO_QUANTIZE=auto chose {settings.quantize}")
+        here = f"; here {', '.join(chose)}" if chose else ""
+        raise ConfigError(f"MNEMO_{refused[0].upper()}: {refused[1]}{here}")
     source, model_id = resolve_source(settings)
     if device.type == "cpu":
         # transformers repeats each key/value head for every query head before a masked SDPA
