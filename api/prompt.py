@@ -167,15 +167,11 @@ class PromptBuilder:
         pieces.append((None, text[pos:]))
         return pieces
 
-    def _ids(self, messages: list[dict], content_ids: dict[int, list[int]],
-             replies: list[tuple[int, int]] | None = None) -> list[int]:
-        """The prompt's ids; ``replies`` gets where the assistant contents lie in them."""
+    def _ids(self, messages: list[dict], content_ids: dict[int, list[int]]) -> list[int]:
         ids: list[int] = []
         for index, scaffold in self._segments(messages):
             ids.extend(self._scaffold_ids(scaffold))
             if index is not None:
-                if replies is not None and messages[index]["role"] == "assistant":
-                    replies.append((len(ids), len(ids) + len(content_ids[index])))
                 ids.extend(content_ids[index])
         return ids
 
@@ -282,10 +278,9 @@ class PromptBuilder:
             kept = plan.used
             sent = {i: self._whole_characters(short[i], len(short[i]) - len(mark))
                     if i in plan.shortened else content[i] for i in kept}
-            replies: list[tuple[int, int]] = []
             ids = self._ids(head + [messages[i] for i in kept],
                             {**dict(enumerate(head_ids)),
-                             **{len(head) + j: sent[i] for j, i in enumerate(kept)}}, replies)
+                             **{len(head) + j: sent[i] for j, i in enumerate(kept)}})
             if len(ids) <= budget:
                 break
             extra += len(ids) - budget
@@ -298,8 +293,7 @@ class PromptBuilder:
             ids = ids + prefix_ids
             text = None if text is None else text + prefix
         return Prompt(ids=ids, text=text, report=plan, context_window=context_window,
-                      max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown,
-                      replies=tuple(replies))
+                      max_new_tokens=max_new_tokens, costs=tuple(costs), shortened=shown)
 
     def _whole_characters(self, ids: list[int], cut: int) -> list[int]:
         """``ids`` (a reply's first ``cut`` tokens, then the mark) less the tokens at the cut

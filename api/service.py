@@ -388,14 +388,8 @@ def start(req: ChatRequest) -> tuple[Prepared, Generation]:
     return prepared, generation(prepared, req.params)
 
 
-def _with_replies(prepared: Prepared, params: SamplingParams) -> SamplingParams:
-    """``params`` knowing where the prompt holds earlier replies (the echo guard's)."""
-    return replace(params, replies=prepared.prompt.replies)
-
-
 def generation(prepared: Prepared, params: SamplingParams) -> Generation:
     """Submit a prepared chat prompt."""
-    params = _with_replies(prepared, params)
     return Generation(prepared.prompt.ids, params, prepared.adapter,
                       dropped=prepared.prompt.report.dropped, affinity=prepared.affinity)
 
@@ -405,7 +399,6 @@ def generations(prepared: Prepared, params: SamplingParams, n: int) -> list[Gene
     prompt's KV through the prefix cache; the others are submitted once it has started, reuse
     that KV, and keep none of their own (the conversation's next turn builds on the first).
     A sampled choice ``i`` draws with ``seed + i`` when a seed is given."""
-    params = _with_replies(prepared, params)
     first = Generation(prepared.prompt.ids, params, prepared.adapter,
                        dropped=prepared.prompt.report.dropped, affinity=prepared.affinity,
                        share_prompt=n > 1)

@@ -5,8 +5,7 @@ sending the whole history as the page does, under several decoding settings, and
 
 - a *loop*: a reply in which one run of 4 words occurs 3 times or more;
 - an *echo*: a reply sharing a run of 8 words with an earlier reply of its conversation; of
-  those, how many share only runs the user's own messages hold (both replies quote the user:
-  the guard leaves quotes of the conversation free, so that facts told stay quotable).
+  those, how many share only runs the user's own messages hold (both replies quote the user).
 
 The conversations are written to be ordinary (small talk, a plan, a question about the last
 answer), in English, French and Chinese; nothing is tuned to them. Usage:

@@ -27,23 +27,6 @@ def test_matches_the_models_own_template(tokenizer):
     assert prompt.ids == tokenizer(expected, add_special_tokens=False)["input_ids"]
 
 
-def test_the_prompt_says_where_the_earlier_replies_lie(tokenizer):
-    """``Prompt.replies`` (the echo guard's spans) are exactly the assistant contents kept,
-    trimmed history and a system prompt included."""
-    builder = PromptBuilder(tokenizer)
-    messages = [{"role": "user", "content": "x " * 300},
-                {"role": "assistant", "content": "dropped " * 300},
-                {"role": "user", "content": "Hello there"},
-                {"role": "assistant", "content": "Hi! 你好 🙂"},
-                {"role": "user", "content": "And?"},
-                {"role": "assistant", "content": "Fine, <|im_end|> thanks."},
-                {"role": "user", "content": "Bye"}]
-    prompt = build(builder, messages, system="Be brief.", window=200)
-    assert prompt.report.dropped
-    assert [tokenizer.decode(prompt.ids[a:b]) for a, b in prompt.replies] == \
-        ["Hi! 你好 🙂", "Fine, <|im_end|> thanks."]
-
-
 def test_no_system_prompt_keeps_the_models_default(tokenizer):
     prompt = build(PromptBuilder(tokenizer), [{"role": "user", "content": "hi"}])
     assert "You are a helpful AI assistant named SmolLM" in prompt.text

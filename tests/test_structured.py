@@ -131,9 +131,10 @@ def test_every_case_parses_and_validates_on_noise(live, sampled):
 
 
 def test_a_grammar_that_allows_only_an_earlier_replys_words_gets_them(live):
-    """The repetition guard weighs against writing an earlier reply's prose again; where the
-    schema allows nothing else (an enum of that very title), the reply still writes it (a
-    ban would leave the grammar no token: a 400 "simplify the schema")."""
+    """Where the schema allows only an earlier reply's words (an enum of that very title), a
+    sampled reply under the repetition guard writes them: a guard that banned writing an
+    earlier reply's prose again (built and withdrawn, docs/benchmarks.md) left the grammar no
+    token, and the request failed with a 400 "simplify the schema"."""
     title = "The Name of the Wind and the Wise Man of the Fear"
     schema = obj({"title": {"type": "string", "enum": [title]}})
     for seed in (1, 2, 3):

@@ -23,14 +23,14 @@ NEG = -1.0e9  # transformers' "impossible" score
 class BeamSearch:
     """The hypotheses of one beam request: running beams and the best finished ones."""
 
-    def __init__(self, params: SamplingParams, *, prompt_len: int, eos_ids, device, decode=None):
+    def __init__(self, params: SamplingParams, *, prompt_len: int, eos_ids, device):
         b = params.num_beams
         self.num_beams = b
         self.prompt_len = prompt_len
         self.max_length = prompt_len + params.max_new_tokens  # lowered by the engine to its window
         self.length_penalty = params.length_penalty
         self.early_stopping = params.early_stopping
-        self.processors = history_processors(params, prompt_len, decode)
+        self.processors = history_processors(params, prompt_len)
         self.eos = torch.tensor(sorted(eos_ids), device=device)
         self.keep = max(2, 1 + len(eos_ids)) * b  # candidates per step, as transformers
         self.top_mask = torch.arange(self.keep, device=device) < b

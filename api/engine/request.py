@@ -128,12 +128,11 @@ class Sequence:
         p = req.params
         beams = None
         if p.needs_beam_search:
-            beams = BeamSearch(p, prompt_len=len(req.prompt_ids), eos_ids=eos_ids, device=device,
-                               decode=tokenizer.decode)
+            beams = BeamSearch(p, prompt_len=len(req.prompt_ids), eos_ids=eos_ids, device=device)
             beams.max_length = min(beams.max_length, context_window)
         grammar = JsonConstraint(p.json_schema, tokenizer, eos_ids) if p.json_schema else None
         return cls(handle=handle, order=order,
-                   sampler=RowSampler(p, device, len(req.prompt_ids), grammar, tokenizer.decode),
+                   sampler=RowSampler(p, device, len(req.prompt_ids), grammar),
                    decoder=IncrementalDecoder(tokenizer), stopper=StopMatcher(p.stop),
                    history=list(req.prompt_ids), beams=beams,
                    usage=Usage(prompt_tokens=len(req.prompt_ids)))

@@ -19,7 +19,6 @@ from transformers.generation.logits_process import (
 )
 
 from ..types import SamplingParams, TokenLogprob
-from .echo import EchoPenalty
 from .grammar import JsonConstraint
 
 # Below this temperature sampling is greedy decoding (as in vLLM): dividing logits by, say,
@@ -43,11 +42,49 @@ class OccurrencePenalty:
         return scores - self.frequency * counts - self.presence * (counts > 0).to(scores.dtype)
 
 
-def history_processors(params: SamplingParams, prompt_len: int,
-                       decode=None) -> LogitsProcessorList:
+# How many of the reply's last tokens must match the prompt for the next token of that
+# passage to be a copy that the echo guard leaves free.
+COPY_RUN = 3
+
+
+class EchoPenalty:
+    """``repetition_penalty``'s rule (a positive score divided by ``penalty``, a negative one
+    multiplied) over the reply's own tokens, not over the prompt: the user's words stay free
+    to quote. A reply copying a passage of the prompt (its last ``COPY_RUN`` tokens occur
+    there) keeps that passage's next token free too, so an identifier quoted from the
+    conversation is not bent where its pieces repeat ("-", digits, "/"): bench/exact_facts.py."""
+
+    def __init__(self, penalty: float, prompt_len: int):
+        self.penalty, self.prompt_len = penalty, prompt_len
+        self.copies: dict[tuple[int, ...], list[int]] | None = None  # built on the first step
+
+    def _copies(self, prompt: list[int]) -> dict[tuple[int, ...], list[int]]:
+        """Each run of ``COPY_RUN`` tokens of the prompt: the tokens that follow it there."""
+        after: dict[tuple[int, ...], set[int]] = {}
+        for i in range(len(prompt) - COPY_RUN):
+            after.setdefault(tuple(prompt[i:i + COPY_RUN]), set()).add(prompt[i + COPY_RUN])
+        return {run: sorted(ids) for run, ids in after.items()}
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        ids = input_ids[:, self.prompt_len:]
+        if not ids.shape[1]:
+            return scores
+        chosen = scores.gather(1, ids)
+        chosen = torch.where(chosen < 0, chosen * self.penalty, chosen / self.penalty)
+        out = scores.scatter(1, ids, chosen)
+        if ids.shape[1] >= COPY_RUN:
+            if self.copies is None:
+                self.copies = self._copies(input_ids[0, :self.prompt_len].tolist())
+            for row, tail in enumerate(ids[:, -COPY_RUN:].tolist()):
+                free = self.copies.get(tuple(tail))
+                if free:
+                    out[row, free] = scores[row, free]
+        return out
+
+
+def history_processors(params: SamplingParams, prompt_len: int) -> LogitsProcessorList:
     """The penalties that depend on what a row has generated (shared with beam search);
-    ``prompt_len``: where the reply starts in a row's ids; ``decode``: ids to text (the echo
-    guard's earlier-replies rule needs it)."""
+    ``prompt_len``: where the reply starts in a row's ids."""
     procs = LogitsProcessorList()
     if params.repetition_penalty != 1.0:
         procs.append(RepetitionPenaltyLogitsProcessor(params.repetition_penalty))
@@ -57,7 +94,7 @@ def history_processors(params: SamplingParams, prompt_len: int,
         procs.append(OccurrencePenalty(params.presence_penalty, params.frequency_penalty,
                                        prompt_len))
     if params.echo_penalty != 1.0:
-        procs.append(EchoPenalty(params.echo_penalty, prompt_len, params.replies, decode))
+        procs.append(EchoPenalty(params.echo_penalty, prompt_len))
     return procs
 
 
@@ -65,8 +102,8 @@ class RowSampler:
     """One request's sampling parameters and random generator (its state across steps)."""
 
     def __init__(self, params: SamplingParams, device: torch.device, prompt_len: int = 0,
-                 grammar: JsonConstraint | None = None, decode=None):
-        self.processors = history_processors(params, prompt_len, decode)
+                 grammar: JsonConstraint | None = None):
+        self.processors = history_processors(params, prompt_len)
         self.grammar = grammar  # its tokens are masked to the grammar last, then advance it
         self.logprobs = params.logprobs  # None, or how many alternatives to report
         self.last: TokenLogprob | None = None  # the last token's, when ``logprobs`` is asked
