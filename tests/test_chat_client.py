@@ -16,7 +16,7 @@ import pytest
 from client.session import Session
 from client.store import Store
 from tests.conftest import ROOT, LiveServer, free_port, run_gunicorn, tiny_live
-from tests.helpers import post_json, sleep_each_step, user, wrap_forward
+from tests.helpers import post_json, sleep_each_step, user, wait_for, wrap_forward
 
 
 def chat(url, directory, *args, text="Hello there", timeout=120):
@@ -41,21 +41,19 @@ def saved(directory, name="demo") -> dict:
     return json.loads((directory / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def wait_for(predicate, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def settled(predicate, timeout: float = 60) -> None:
+    """``wait_for`` on what the client writes: a file read mid-write is not yet an answer."""
+    def quiet():
         try:
-            if predicate():
-                return
+            return predicate()
         except (FileNotFoundError, json.JSONDecodeError, KeyError, IndexError):
-            pass
-        time.sleep(0.02)
-    raise AssertionError("condition not met in time")
+            return False
+    assert wait_for(quiet, timeout), "condition not met in time"
 
 
 def generating(server) -> None:
     """Until the server's engine is generating (its only batch row taken)."""
-    wait_for(lambda: server.app.extensions["engine"].scheduler.active == 1)
+    settled(lambda: server.app.extensions["engine"].scheduler.active == 1)
 
 
 def test_piped_use_prints_only_the_reply_and_resumes_across_restarts(live, tmp_path):
@@ -82,7 +80,7 @@ def test_a_kill_during_a_reply_loses_nothing_already_typed(app, live, tmp_path, 
     wrap_forward(monkeypatch, app, sleep_each_step(0.05))
     proc = start(live.url, tmp_path, "-c", "demo", "--max-tokens", "64",
                  text="Please remember: my locker is 4417.")
-    wait_for(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
+    settled(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
     proc.kill()
     proc.wait(timeout=10)
     conv = saved(tmp_path)  # whole, valid JSON
@@ -99,7 +97,7 @@ def test_a_kill_during_a_reply_loses_nothing_already_typed(app, live, tmp_path, 
 def test_ctrl_c_stops_the_reply_and_keeps_it_marked_stopped(app, live, tmp_path, monkeypatch):
     wrap_forward(monkeypatch, app, sleep_each_step(0.05))
     proc = start(live.url, tmp_path, "-c", "demo", "--max-tokens", "64", text="Tell me a story.")
-    wait_for(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
+    settled(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=10) == 130
     conv = saved(tmp_path)
@@ -165,7 +163,7 @@ def test_a_connection_dropped_mid_reply_keeps_the_partial_reply(smol_dir, tmp_pa
     with run_gunicorn(smol_dir, tmp_path) as (proc, url):
         client = start(url, tmp_path, "-c", "demo", "--max-tokens", "400",
                        text="Write a very long story about a lighthouse keeper.")
-        wait_for(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 20, timeout=60)
+        settled(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 20)
         os.killpg(proc.pid, signal.SIGKILL)
         assert client.wait(timeout=30) == 1
     err = client.stderr.read()
@@ -286,7 +284,7 @@ def test_ctrl_c_before_the_first_token_leaves_a_message_retry_resends(busy_live,
     holder.start()
     generating(busy_live)
     proc = start(busy_live.url, tmp_path, "-c", "demo", "--max-tokens", "4", text="Say hello")
-    wait_for(lambda: saved(tmp_path)["messages"][0]["status"] == "pending")
+    settled(lambda: saved(tmp_path)["messages"][0]["status"] == "pending")
     time.sleep(0.5)  # waiting out the 429's Retry-After
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=10) == 130

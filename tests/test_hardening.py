@@ -369,7 +369,10 @@ def test_a_thread_count_in_which_429_could_never_trigger_is_refused_at_start():
                               "n": 2, "temperature": 0.8, "stream": True}),
     ("/api/chat", {"messages": [user("Tell me a long story.")], "num_beams": 4,
                    "max_new_tokens": 500, "stream": True}),
-], ids=["beams", "greedy", "openai", "openai-n2-streamed", "beams-streamed"])
+    ("/v1/completions", {"prompt": "Tell me a long story.", "max_tokens": 500}),
+    ("/v1/completions", {"prompt": "Tell me a long story.", "max_tokens": 500, "stream": True}),
+], ids=["beams", "greedy", "openai", "openai-n2-streamed", "beams-streamed", "completions",
+        "completions-streamed"])
 def test_a_reply_ends_when_its_client_leaves(tiny_dir, lora_dir, tmp_path_factory,
                                             monkeypatch, path, body):
     """Nothing is written to a non-streamed reply's client until the reply ends (nor to a
