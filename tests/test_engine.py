@@ -13,6 +13,7 @@ import torch
 
 import api.engine.stages as stages_module
 from api import create_app
+from api.engine.request import Handle
 from api.exceptions import GenerationFailed
 from api.types import SamplingParams
 from tests.conftest import tiny_config, wait_ready
@@ -92,6 +93,57 @@ def worker_paused(engine):
         gate.set()
 
 
+class Steps:
+    """Forwards the worker has run, counted on its own thread (an order, not a clock), and
+    how many had run when each request's error was put (``ended``, by handle)."""
+
+    def __init__(self, engine, monkeypatch):
+        self.n, self.ended = 0, {}
+        runner, forward, put = engine.scheduler.runner, engine.scheduler.runner.forward, Handle.put
+
+        def counted(*args, **kwargs):
+            self.n += 1
+            return forward(*args, **kwargs)
+
+        def recorded(handle, item):
+            if isinstance(item, BaseException):
+                self.ended[handle] = self.n
+            put(handle, item)
+
+        monkeypatch.setattr(runner, "forward", counted)
+        monkeypatch.setattr(Handle, "put", recorded)
+
+
+@pytest.fixture()
+def steps(engine, monkeypatch):
+    return Steps(engine, monkeypatch)
+
+
+class FirstDecodeHeld:
+    """The worker's first one-row decode forward waits until ``release()``: a stream started
+    meanwhile is still running when the test's next request arrives, however slowly this
+    thread gets there (the tiny model's whole reply can take less time than one poll)."""
+
+    def __init__(self, engine, monkeypatch):
+        self.entered, self.released = threading.Event(), threading.Event()
+        runner = engine.scheduler.runner
+        forward = runner.forward
+
+        def held(*args, **kwargs):
+            if tuple(kwargs["input_ids"].shape) == (1, 1) and not self.released.is_set():
+                self.entered.set()
+                self.released.wait(60)
+            return forward(*args, **kwargs)
+
+        monkeypatch.setattr(runner, "forward", held)
+
+    def wait(self) -> None:
+        assert self.entered.wait(60), "the stream never reached its first decode step"
+
+    def release(self) -> None:
+        self.released.set()
+
+
 def run_with_victim(engine, prompts, fault_times):
     """Three bystanders and the victim, arriving together; return (bystander runs, victim run)."""
     ids, expected = prompts
@@ -106,9 +158,10 @@ def run_with_victim(engine, prompts, fault_times):
     return runs, victim
 
 
-def assert_failed_fast(victim, fault_times):
+def assert_failed_fast(victim, faults, steps):
+    """It failed with the error, before the worker ran another forward after the fault."""
     assert isinstance(victim.error, GenerationFailed), victim.text
-    assert fault_times and victim.ended_at - fault_times[-1] < 1.0
+    assert faults and steps.ended[victim.handle] == faults[-1]
 
 
 def test_admission_fault_fails_only_its_request(engine, prompts, monkeypatch):
@@ -123,34 +176,34 @@ def test_admission_fault_fails_only_its_request(engine, prompts, monkeypatch):
     assert engine.scheduler._inflight == 0
 
 
-def test_lookup_fault_fails_only_its_request(engine, prompts, monkeypatch):
+def test_lookup_fault_fails_only_its_request(engine, prompts, monkeypatch, steps):
     cache, real, times = engine.scheduler.prefix, engine.scheduler.prefix.lookup, []
 
     def lookup(owner, ids, **kwargs):
         if is_victim(engine, ids):
-            times.append(time.monotonic())
+            times.append(steps.n)
             raise RuntimeError("lookup failed (injected)")
         return real(owner, ids, **kwargs)
 
     monkeypatch.setattr(cache, "lookup", lookup)
     _runs, victim = run_with_victim(engine, prompts, times)
-    assert_failed_fast(victim, times)
+    assert_failed_fast(victim, times, steps)
 
 
 class FaultTimes(list):
     rows: list[int]
 
 
-def fail_forward(engine, monkeypatch, when):
-    """Raise from the model's forward when ``when(input_ids)``; return the fault times (and,
-    in ``times.rows``, the rows of each failed forward)."""
+def fail_forward(engine, monkeypatch, when, steps):
+    """Raise from the model's forward when ``when(input_ids)``; return the forwards counted
+    (``steps``) at each fault (and, in ``times.rows``, the rows of each failed forward)."""
     model, times, rows = engine.scheduler.runner, FaultTimes(), []
     times.rows = rows
     real = model.forward
 
     def forward(*args, **kwargs):
         if when(kwargs["input_ids"]):
-            times.append(time.monotonic())
+            times.append(steps.n)
             rows.append(kwargs["input_ids"].shape[0])
             raise RuntimeError("forward failed (injected)")
         return real(*args, **kwargs)
@@ -159,48 +212,50 @@ def fail_forward(engine, monkeypatch, when):
     return times
 
 
-def test_prefill_fault_fails_only_its_request_even_inside_a_group(engine, prompts, monkeypatch):
+def test_prefill_fault_fails_only_its_request_even_inside_a_group(engine, prompts, monkeypatch,
+                                                                  steps):
     times = fail_forward(engine, monkeypatch, lambda ids: ids.shape[1] > 1 and any(
-        is_victim(engine, row) for row in ids.tolist()))
+        is_victim(engine, row) for row in ids.tolist()), steps)
     _runs, victim = run_with_victim(engine, prompts, times)
-    assert_failed_fast(victim, times)
+    assert_failed_fast(victim, times, steps)
     assert times.rows[0] > 1 and times.rows[-1] == 1  # its group failed, then it alone
 
 
-def test_sampling_fault_fails_only_its_request(engine, prompts, monkeypatch):
+def test_sampling_fault_fails_only_its_request(engine, prompts, monkeypatch, steps):
     real, times = stages_module.sample, []
 
     def sample(logits, samplers, histories):
         if any(is_victim(engine, h) and len(h) > len(ids_of(engine, MARK)) + 2 for h in histories):
-            times.append(time.monotonic())
+            times.append(steps.n)
             raise RuntimeError("sampling failed (injected)")
         return real(logits, samplers, histories)
 
     monkeypatch.setattr(stages_module, "sample", sample)
     runs, victim = run_with_victim(engine, prompts, times)
-    assert_failed_fast(victim, times)
+    assert_failed_fast(victim, times, steps)
     assert victim.text  # it streamed its first tokens before the fault
 
 
-def test_decode_fault_ends_the_rows_in_that_step_and_nothing_else(engine, prompts, monkeypatch):
+def test_decode_fault_ends_the_rows_in_that_step_and_nothing_else(engine, prompts, monkeypatch,
+                                                                   steps):
     """A failed decode forward cannot be pinned on one row: the rows in it end with the error;
     a request waiting meanwhile, and every later one, answers as before."""
     ids, expected = prompts
-    steps = {"n": 0}
+    decodes = {"n": 0}
 
     def third_decode(input_ids):
         if input_ids.shape[1] == 1:
-            steps["n"] += 1
-            return steps["n"] == 3
+            decodes["n"] += 1
+            return decodes["n"] == 3
         return False
 
-    times = fail_forward(engine, monkeypatch, third_decode)
+    times = fail_forward(engine, monkeypatch, third_decode, steps)
     with worker_paused(engine):
         first = [Run(engine, ids[t]) for t in list(expected)[:2]]
     for r in first:
         r.result()
     assert all(isinstance(r.error, GenerationFailed) for r in first)
-    assert all(r.ended_at - times[0] < 1.0 for r in first)
+    assert all(steps.ended[r.handle] == times[0] for r in first)  # in the step that failed
     later = Run(engine, ids[list(expected)[2]]).result()
     assert later.text == list(expected.values())[2]
     assert engine.scheduler._inflight == 0
@@ -305,10 +360,11 @@ def test_long_prompt_is_prefilled_in_chunks_between_decode_steps(tiny_dir, lora_
         return real(*args, **kwargs)
 
     monkeypatch.setattr(model, "forward", forward)
+    held = FirstDecodeHeld(engine, monkeypatch)
     stream = Run(engine, short_ids, SamplingParams(max_new_tokens=60))
-    while not stream.text:
-        time.sleep(0.005)
+    held.wait()
     long = Run(engine, long_ids)
+    held.release()
     assert long.result().text == expected_long and stream.result().text == expected_short
     chunks = [i for i, shape in enumerate(calls) if shape[0] == 1 and shape[1] > 1][1:]
     assert len(chunks) >= len(long_ids) // 32  # the long prompt went in 32-token chunks...
@@ -375,10 +431,11 @@ def test_a_long_prompt_whose_client_leaves_half_way_keeps_what_was_prefilled(
         return out
 
     monkeypatch.setattr(runner, "forward", forward)
+    held = FirstDecodeHeld(engine, monkeypatch)
     stream = Run(engine, ids_of(engine, "Hello there"), SamplingParams(max_new_tokens=200))
-    while not stream.text:  # chunks are sized for a running stream
-        time.sleep(0.005)
+    held.wait()  # chunks are sized for a running stream
     runs.append(Run(engine, long_ids))
+    held.release()
     assert runs[0].result().text == ""
     assert len(chunks) < len(long_ids) // 32  # it ended before its prompt was all fed
     assert cached_length(engine, long_ids) == sum(chunks)
@@ -401,10 +458,11 @@ def test_beam_search_runs_inside_the_batch_and_never_stalls_a_stream(engine, mon
 
     monkeypatch.setattr(model, "forward", forward)
     engine.scheduler.prefix.clear()
+    held = FirstDecodeHeld(engine, monkeypatch)
     stream = Run(engine, stream_ids, params)
-    while not stream.text:
-        time.sleep(0.005)
+    held.wait()
     beams = Run(engine, beam_ids, beam)
+    held.release()
     assert beams.result().text == expected_beam and stream.result().text == expected_stream
     assert (5, 1) in shapes  # one decode step fed the stream's row and the four beams together
 
@@ -566,16 +624,17 @@ def test_a_join_that_fails_ends_only_the_request_joining(engine, prompts, monkey
     long = SamplingParams(max_new_tokens=60)
     stream_ids = ids["Tell me about harbours."]
     expected = solo(engine, stream_ids, long)
+    held = FirstDecodeHeld(engine, monkeypatch)
     stream = Run(engine, stream_ids, long)
-    deadline = time.monotonic() + 30
-    while not stream.text and time.monotonic() < deadline:
-        time.sleep(0.005)
+    held.wait()
 
     def concat(*args):
         raise torch.OutOfMemoryError("out of memory joining (simulated)")
 
     monkeypatch.setattr(kvbatch, "concat", concat)
-    joiner = Run(engine, ids[MARK]).result(timeout=10)
+    joiner = Run(engine, ids[MARK])
+    held.release()
+    joiner.result()
     monkeypatch.undo()
     assert isinstance(joiner.error, GenerationFailed)
     assert stream.result().text == expected and stream.error is None

@@ -262,16 +262,18 @@ def test_a_message_sent_before_the_page_finished_loading_is_sent_once_it_has(con
     page = context.new_page()
     bodies = []
     record_chat_bodies(page, bodies)
-    # The server's config arrives 1.5 s late, as over a slow link.
+    # The server's config is held, as over a slow link, until the test lets it through.
     page.add_init_script("""{
       const fetch0 = window.fetch;
+      const held = new Promise((ok) => { window.releaseConfig = ok; });
       window.fetch = (url, opts) => String(url).includes("/api/config")
-        ? new Promise((ok) => setTimeout(ok, 1500)).then(() => fetch0(url, opts)) : fetch0(url, opts);
+        ? held.then(() => fetch0(url, opts)) : fetch0(url, opts);
     }""")
     page.goto(live.url)
     send(page, "Typed at once")
     page.press("#input", "Enter")  # a second Enter while the first waits sends nothing
     assert page.locator(".msg").count() == 0  # still loading
+    page.evaluate("() => window.releaseConfig()")
     wait_reply(page, 2)
     expect(page.locator(".msg.user .body")).to_have_text("Typed at once")
     assert [b["messages"] for b in bodies] == [[{"role": "user", "content": "Typed at once"}]]

@@ -409,7 +409,10 @@ def test_renaming_from_the_list_keeps_what_another_tab_wrote_meanwhile(context, 
     # Clicked from a timer: a click action would wait for the prompt it opens.
     b.evaluate("() => setTimeout(() => document.querySelector('#conv-list li:not(.active) "
                ".icon').click())")
-    b.wait_for_timeout(200)
+    for _ in range(600):  # Playwright delivers the event while the page is waited on
+        if dialogs:
+            break
+        b.wait_for_timeout(50)
     assert len(dialogs) == 1
     wait_reply(a, 2)
     final = next(c for c in stored(a) if c["title"] == "A writes here")["messages"]
