@@ -35,7 +35,8 @@ class RateLimiter:
     (the least recently used go first) bounds it even under a flood of addresses.
     """
 
-    def __init__(self, per_minute: int, max_clients: int = 100_000):
+    def __init__(self, per_minute: int, max_clients: int = 100_000, clock=time.monotonic):
+        self.clock = clock  # seconds, never going back (a test may stop it)
         self.rate = per_minute / 60.0
         self.capacity = float(per_minute)
         self.max_clients = max_clients
@@ -48,7 +49,7 @@ class RateLimiter:
 
     def take(self, key: str) -> float:
         """Spend one token; return 0 when allowed, else seconds until one is available."""
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             self._sweep(now)
             tokens, last = self._buckets.pop(key, (self.capacity, now))
@@ -61,7 +62,7 @@ class RateLimiter:
 
     def blocked(self, key: str) -> float:
         """Seconds until ``key`` has a token again (0: it has one); spends nothing."""
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             tokens, last = self._buckets.get(key, (self.capacity, now))
             tokens = min(self.capacity, tokens + (now - last) * self.rate)

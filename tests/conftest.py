@@ -261,11 +261,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_http(url: str, timeout: float = 120) -> None:
+def wait_http(url: str, timeout: float = 120, proc=None, log: Path | None = None) -> None:
+    """Until ``url`` answers 200; a server ``proc`` that exits meanwhile fails it at once, with
+    the end of its ``log``."""
     import urllib.request
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            tail = log.read_text(errors="replace")[-3000:] if log else ""
+            raise RuntimeError(f"the server exited ({proc.returncode}) before {url} answered:\n"
+                               f"{tail}")
         try:
             with urllib.request.urlopen(url, timeout=2) as resp:
                 if resp.status == 200:
@@ -273,6 +279,22 @@ def wait_http(url: str, timeout: float = 120) -> None:
         except OSError:
             time.sleep(0.3)
     raise RuntimeError(f"{url} never answered 200")
+
+
+def wait_port_free(port: int, timeout: float = 30) -> None:
+    """Until a listener could bind ``port`` again: a server killed with SIGKILL is gone from
+    ``wait()`` before its many-threaded worker has let go of the socket."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                s.bind(("127.0.0.1", port))
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+        time.sleep(0.1)
 
 
 @contextlib.contextmanager
@@ -291,10 +313,11 @@ def run_gunicorn(model_dir, tmp_path, *, port: int | None = None, ready: str = "
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        wait_http(url + ready, timeout=120)
+        wait_http(url + ready, timeout=120, proc=proc, log=tmp_path / "gunicorn.log")
         yield proc, url
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
         log.close()
+        wait_port_free(port)  # a test may start the next server on the same address

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from api import create_app
 from tests.conftest import tiny_config, wait_ready
+from tests.helpers import wait_for
 
 HELLO = {"messages": [{"role": "user", "content": "hi"}], "max_new_tokens": 3}
 
@@ -108,10 +108,7 @@ def test_access_lines_are_off_unless_asked_for(tiny_dir, lora_dir, tmp_path_fact
 def test_readyz_is_503_json_when_the_model_cannot_load(tmp_path):
     app = create_app({"model": str(tmp_path), "warmup": False})  # a directory with no model
     engine = app.extensions["engine"]
-    for _ in range(200):
-        if engine.load_error:
-            break
-        time.sleep(0.05)
+    assert wait_for(lambda: engine.load_error)
     c = app.test_client()
     assert c.get("/healthz").status_code == 200
     resp = c.get("/readyz")

@@ -398,7 +398,9 @@ def test_an_unload_that_waited_while_another_load_landed_removes_only_its_adapte
     engine = admin_app.extensions["engine"]
     c = admin_app.test_client()
     assert call(c, "POST", "/admin/adapters", name="held", path="one")[0] == 201
-    expected = chat(c, adapter="held", max_new_tokens=40)[1]["message"]["content"]
+    # 400 tokens: the stream must outlast the steps given while the unload waits and while the
+    # load builds off the worker (CPU-bound, slow on a loaded machine).
+    expected = chat(c, adapter="held", max_new_tokens=400)[1]["message"]["content"]
     arrived, tokens, free = [], threading.Semaphore(0), threading.Event()
 
     def gate(n):  # from its 2nd forward on, the stream runs one forward per token from the test
@@ -419,7 +421,7 @@ def test_an_unload_that_waited_while_another_load_landed_removes_only_its_adapte
     restore = wrap_forward(monkeypatch, admin_app, gate)
     result = {}
     stream = threading.Thread(target=lambda: result.update(
-        chat(admin_app.test_client(), adapter="held", max_new_tokens=40)[1]))
+        chat(admin_app.test_client(), adapter="held", max_new_tokens=400)[1]))
     stream.start()
     def unload():
         with pytest.raises(Exception, match="still used it") as refused:

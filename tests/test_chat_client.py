@@ -147,7 +147,23 @@ def busy_live(tiny_dir, lora_dir, tmp_path_factory):
 
 
 def test_overloaded_server_is_retried_as_it_asks(busy_live, tmp_path, monkeypatch):
-    wrap_forward(monkeypatch, busy_live.app, sleep_each_step(0.03))
+    from api.exceptions import Overloaded
+
+    scheduler = busy_live.app.extensions["engine"].scheduler
+    refused, submit = threading.Event(), scheduler.submit
+
+    def watched(*args, **kwargs):
+        try:
+            return submit(*args, **kwargs)
+        except Overloaded:
+            refused.set()
+            raise
+
+    monkeypatch.setattr(scheduler, "submit", watched)
+    # The holder keeps the only row until the client has been refused once, however long the
+    # client takes to start and ask; then it goes on, and the client's retry gets in.
+    wrap_forward(monkeypatch, busy_live.app,
+                 lambda n: refused.wait(60) if n == 2 else time.sleep(0.03))
     holder = threading.Thread(target=lambda: post_json(
         busy_live.url + "/api/chat", {"messages": [user("hold")], "max_new_tokens": 64}).read())
     holder.start()

@@ -14,7 +14,7 @@ from api import create_app
 from api.exceptions import Overloaded
 from api.types import SamplingParams
 from tests.conftest import tiny_config, wait_ready
-from tests.helpers import assistant, parse_sse, sleep_each_step, tokenizer_of, user, wrap_forward
+from tests.helpers import assistant, parse_sse, sleep_each_step, tokenizer_of, user, wait_for, wrap_forward
 
 HELLO = [user("Hello, how are you?")]
 
@@ -184,17 +184,22 @@ def test_batched_answers_equal_solo_answers(app, client):
     solo = [b["message"]["content"] for b in solo_bodies]
     app.extensions["engine"].scheduler.prefix.clear()
     results: dict[int, str] = {}
-    barrier = threading.Barrier(len(requests))
+    scheduler = app.extensions["engine"].scheduler
 
     def worker(i):
-        c = app.test_client()
-        barrier.wait()
-        results[i] = chat(c, **requests[i])["message"]["content"]
+        results[i] = chat(app.test_client(), **requests[i])["message"]["content"]
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(requests))]
-    steps_before = app.extensions["engine"].scheduler.steps
+    steps_before = scheduler.steps
+    # The worker is held until all six are queued: how far apart the threads get there (each
+    # validates and renders its own prompt first) then decides nothing.
+    gate, held = threading.Event(), threading.Event()
+    scheduler.call(lambda: (held.set(), gate.wait(60)))
+    assert held.wait(60)
     for t in threads:
         t.start()
+    assert wait_for(lambda: scheduler.queue_depth == len(requests))
+    gate.set()
     for t in threads:
         t.join()
     assert [results[i] for i in range(len(requests))] == solo

@@ -178,7 +178,7 @@ def test_overload_is_rate_limit_error(sdk, model_id, app):
 
 def test_disconnect_mid_stream_stops_generation(live, app, model_id, monkeypatch):
     engine = app.extensions["engine"]
-    restore = wrap_forward(monkeypatch, app, sleep_each_step(0.02))  # the stream outlives the client
+    restore = wrap_forward(monkeypatch, app, sleep_each_step(0.05))  # the stream outlives the client
     body = json.dumps({"model": model_id, "messages": [user("Write forever.")], "max_tokens": 64,
                        "temperature": 0, "stream": True}).encode()
     sock = socket.create_connection(("127.0.0.1", int(live.url.rsplit(":", 1)[1])), timeout=30)
@@ -191,7 +191,9 @@ def test_disconnect_mid_stream_stops_generation(live, app, model_id, monkeypatch
     while engine.scheduler._inflight and time.monotonic() < deadline:
         time.sleep(0.01)
     assert engine.scheduler._inflight == 0
-    assert engine.scheduler.steps - steps < 20  # stopped within a few steps, not after 64
+    # Stopped well before its 64 tokens: the handler finds the closed socket at its next writes
+    # (40 steps leave it 2 s for that, however loaded the machine).
+    assert engine.scheduler.steps - steps < 40
     restore()
     # The worker is free: the next request is served promptly and correctly.
     sdk = openai.OpenAI(base_url=live.url + "/v1", api_key="x", max_retries=0, timeout=10)

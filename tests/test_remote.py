@@ -246,12 +246,16 @@ def slow_front(slow_remote, tiny_dir, tmp_path_factory):
         yield server
 
 
-def test_the_remotes_429_is_a_429_with_retry_after(slow_front, slow_remote):
+def test_the_remotes_429_is_a_429_with_retry_after(slow_front, slow_remote, monkeypatch):
     from api.types import SamplingParams
 
     engine = slow_remote.app.extensions["engine"]
     ids = tokenizer_of(engine).build_prompt([user("x")], system=None, max_new_tokens=200, max_turns=None).ids
     handles = []
+    # Its rows wait at their first forward until the test is done: the batch and the queue stay
+    # full however long the front's requests take to arrive.
+    gate = threading.Event()
+    restore = wrap_forward(monkeypatch, slow_remote.app, lambda _n: gate.wait(60))
     try:
         for _ in range(6):  # fill its batch and its queue
             with contextlib.suppress(Exception):
@@ -264,6 +268,8 @@ def test_the_remotes_429_is_a_429_with_retry_after(slow_front, slow_remote):
             sdk.chat.completions.create(model=sdk.models.list().data[0].id,
                                         messages=[user("hi")], max_tokens=4)
     finally:
+        gate.set()
+        restore()
         for h in handles:
             h.cancel()
         for h in handles:
@@ -283,7 +289,7 @@ def _open_stream(url: str, body: dict) -> socket.socket:
 
 def test_a_client_leaving_cancels_the_remote_generation(slow_front, slow_remote, monkeypatch):
     engine = slow_remote.app.extensions["engine"]
-    restore = wrap_forward(monkeypatch, slow_remote.app, sleep_each_step(0.02))
+    restore = wrap_forward(monkeypatch, slow_remote.app, sleep_each_step(0.05))
     try:
         sock = _open_stream(slow_front.url, {"messages": [user("Write forever.")],
                                              "max_new_tokens": 400, "stream": True})
