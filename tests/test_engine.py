@@ -35,11 +35,11 @@ def ids_of(engine, text: str) -> list[int]:
 
 
 class Run:
-    """A request on its own thread: its text, its error, and when each arrived."""
+    """A request on its own thread: its text and its error."""
 
     def __init__(self, engine, ids, params=GREEDY, adapter=None):
         self.handle = engine.submit(ids, params, adapter)
-        self.text, self.error, self.ended_at, self.finish_reason = "", None, None, None
+        self.text, self.error, self.finish_reason = "", None, None
         self.thread = threading.Thread(target=self._consume, daemon=True)
         self.thread.start()
 
@@ -50,7 +50,6 @@ class Run:
                 self.finish_reason = chunk.finish_reason or self.finish_reason
         except GenerationFailed as exc:
             self.error = exc
-        self.ended_at = time.monotonic()
 
     def result(self, timeout=60):
         self.thread.join(timeout)
@@ -95,7 +94,7 @@ def worker_paused(engine):
 
 class Steps:
     """Forwards the worker has run, counted on its own thread (an order, not a clock), and
-    how many had run when each request's error was put (``ended``, by handle)."""
+    how many had run when each request's error or last chunk was put (``ended``, by handle)."""
 
     def __init__(self, engine, monkeypatch):
         self.n, self.ended = 0, {}
@@ -106,7 +105,7 @@ class Steps:
             return forward(*args, **kwargs)
 
         def recorded(handle, item):
-            if isinstance(item, BaseException):
+            if isinstance(item, BaseException) or item.finish_reason is not None:
                 self.ended[handle] = self.n
             put(handle, item)
 
@@ -301,7 +300,7 @@ def test_store_fault_loses_only_the_cache_entry(engine, prompts, monkeypatch):
 
 
 def test_out_of_memory_in_decode_preempts_and_every_request_finishes_correctly(
-        engine, prompts, monkeypatch):
+        engine, prompts, monkeypatch, steps):
     """Every decode step of more than one row runs out of memory: the newest are preempted,
     the KV budget drops to what fitted, and they wait instead of being readmitted into the
     same failure; the oldest keeps going, and every answer is what it is alone."""
@@ -319,7 +318,7 @@ def test_out_of_memory_in_decode_preempts_and_every_request_finishes_correctly(
         runs = [Run(engine, ids[t]) for t in expected]
     assert [r.result().text for r in runs] == list(expected.values())
     assert 2 <= engine.scheduler.preemptions - before <= 4  # no preemption ping-pong
-    assert runs[0].ended_at < runs[2].ended_at  # the oldest was never starved
+    assert steps.ended[runs[0].handle] < steps.ended[runs[2].handle]  # the oldest never starved
     assert engine.scheduler._inflight == 0
     deadline = time.monotonic() + 60
     while engine.scheduler.kv_tokens != budget and time.monotonic() < deadline:
