@@ -141,7 +141,9 @@ def test_100_concurrent_streams_with_a_queue_of_8_get_only_200_or_429(smol_dir, 
 
 
 def test_the_ready_line_names_the_address_gunicorn_listens_on(tiny_dir, tmp_path):
-    """Bound to port 0 (the system picks one), the start's last line is a URL that answers."""
+    """Bound to port 0 (the system picks one), the start's last line is a URL that answers;
+    gunicorn's control socket, whose default path every gunicorn of the user shares, is not
+    made."""
     import os
     import re
     import subprocess
@@ -149,8 +151,10 @@ def test_the_ready_line_names_the_address_gunicorn_listens_on(tiny_dir, tmp_path
 
     from tests.conftest import ROOT
 
+    runtime = tmp_path / "run"  # where gunicorn puts its control socket by default
+    runtime.mkdir()
     env = {**os.environ, "MNEMO_MODEL": str(tiny_dir), "MNEMO_BIND": "127.0.0.1:0",
-           "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_ADAPTERS": ""}
+           "MNEMO_CACHE_DIR": str(tmp_path), "MNEMO_ADAPTERS": "", "XDG_RUNTIME_DIR": str(runtime)}
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)
@@ -165,6 +169,7 @@ def test_the_ready_line_names_the_address_gunicorn_listens_on(tiny_dir, tmp_path
         assert found.group(2) != "0"
         with urllib.request.urlopen(found.group(1) + "readyz", timeout=10) as resp:
             assert resp.status == 200
+        assert list(runtime.iterdir()) == []
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
