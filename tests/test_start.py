@@ -113,6 +113,33 @@ def test_an_app_built_in_process_leaves_a_paused_collector_paused(tiny_dir, lora
         gc.enable()
 
 
+def test_overlapping_starts_leave_the_collector_as_the_first_found_it():
+    """Two apps loading at once in one process (tests do; so may a program embedding Mnemo):
+    the collector stays paused until the last load ends, then is as the first found it. Each
+    start restoring what it had found itself left it off for good when one began while
+    another was ending."""
+    from api.engine import _CollectorPause
+
+    pause = _CollectorPause()
+    try:
+        assert gc.isenabled()
+        pause.enter()
+        pause.enter()  # a second start while the first runs: it finds the collector paused
+        pause.exit(turn_on=False)  # the first ends
+        assert not gc.isenabled()  # the second is still loading
+        pause.exit(turn_on=False)
+        assert gc.isenabled()  # as the first found it
+        gc.disable()  # a host program's choice is kept...
+        pause.enter()
+        pause.exit(turn_on=False)
+        assert not gc.isenabled()
+        pause.enter()
+        pause.exit(turn_on=True)  # ...unless a server start turns it on (wsgi.py paused it)
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
 EXIT_PROBE = r"""
 import atexit, json, threading
 def report():  # registered first, so it runs after the engine's hook (last in, first out)
