@@ -113,6 +113,37 @@ def test_an_app_built_in_process_leaves_a_paused_collector_paused(tiny_dir, lora
         gc.enable()
 
 
+def test_an_app_built_in_process_collects_what_its_load_dropped(tiny_dir, lora_dir,
+                                                              tmp_path_factory, monkeypatch):
+    """What a load leaves in a reference cycle (a first start's GGUF conversion leaves a whole
+    float32 model so) is collected by the start's own collection: here the host keeps the
+    collector off, so nothing else could."""
+    import weakref
+
+    import torch
+
+    import api.engine as engine_package
+
+    dropped, load = [], engine_package.load
+
+    def littering(settings):
+        loaded = load(settings)
+        cycle = {"weights": torch.zeros(1000)}
+        cycle["self"] = cycle
+        dropped.append(weakref.ref(cycle["weights"]))
+        return loaded
+
+    monkeypatch.setattr(engine_package, "load", littering)
+    gc.disable()
+    try:
+        app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory))
+        wait_ready(app)
+        assert dropped and dropped[0]() is None
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_overlapping_starts_leave_the_collector_as_the_first_found_it():
     """Two apps loading at once in one process (tests do; so may a program embedding Mnemo):
     the collector stays paused until the last load ends, then is as the first found it. Each
