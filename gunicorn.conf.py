@@ -91,9 +91,10 @@ limit_request_line = 8190
 limit_request_fields = 100
 limit_request_field_size = 8190
 accesslog = None  # Mnemo writes its own structured access log without message content
-# gunicorn's control socket (gunicornc, gunicorn >= 25) is off: its default path is one per
-# user, so a second Mnemo on the host took it over and removed it on exit, and its "worker add"
-# would start workers that each load the model (and break the admin API's one-worker rule).
+# gunicorn's control socket (gunicornc, gunicorn 25.1 and later) is off: its default path is
+# one per user, so a second Mnemo on the host took it over and removed it on exit, and its
+# "worker add" would start workers that each load the model (and break the admin API's
+# one-worker rule).
 control_socket_disable = True
 errorlog = "-"
 loglevel = "info"

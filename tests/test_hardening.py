@@ -193,7 +193,7 @@ def test_recall_embeddings_are_cached_per_tenant(monkeypatch):
                    for v in cache.values())
 
 
-def test_rate_limiter_forgets_idle_clients(monkeypatch):
+def test_rate_limiter_forgets_idle_clients():
     clock = {"now": 1000.0}
     limiter = RateLimiter(60, max_clients=500, clock=lambda: clock["now"])
     for i in range(1000):  # a flood of addresses: the hard cap holds

@@ -113,11 +113,15 @@ def test_an_app_built_in_process_leaves_a_paused_collector_paused(tiny_dir, lora
         gc.enable()
 
 
+@pytest.mark.parametrize("collected_meanwhile", [False, True], ids=["alone", "collected-meanwhile"])
 def test_an_app_built_in_process_collects_what_its_load_dropped(tiny_dir, lora_dir,
-                                                              tmp_path_factory, monkeypatch):
+                                                              tmp_path_factory, monkeypatch,
+                                                              collected_meanwhile):
     """What a load leaves in a reference cycle (a first start's GGUF conversion leaves a whole
     float32 model so) is collected by the start's own collection: here the host keeps the
-    collector off, so nothing else could."""
+    collector off, so nothing else could. A collection while the cycle is still held (another
+    start ending, or the host's own) moves it out of the youngest generation: a review found
+    the start's young-only collection then left it for the process's life."""
     import weakref
 
     import torch
@@ -127,11 +131,13 @@ def test_an_app_built_in_process_collects_what_its_load_dropped(tiny_dir, lora_d
     dropped, load = [], engine_package.load
 
     def littering(settings):
-        loaded = load(settings)
         cycle = {"weights": torch.zeros(1000)}
         cycle["self"] = cycle
         dropped.append(weakref.ref(cycle["weights"]))
-        return loaded
+        loaded = load(settings)
+        if collected_meanwhile:
+            gc.collect(0)  # as another start's end would, while this one still holds the cycle
+        return loaded  # the cycle is garbage from here
 
     monkeypatch.setattr(engine_package, "load", littering)
     gc.disable()
@@ -169,6 +175,29 @@ def test_overlapping_starts_leave_the_collector_as_the_first_found_it():
         assert gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_child_forked_during_a_start_gets_its_collector_back():
+    """The start's thread does not survive a fork, so nothing in the child would end its
+    pause: the child restores the collector itself (os.register_at_fork)."""
+    from api.engine import _collector
+
+    assert gc.isenabled()
+    _collector.enter()
+    try:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report and leave at once
+            os.write(write, b"1" if gc.isenabled() else b"0")
+            os._exit(0)
+        os.close(write)
+        assert os.read(read, 1) == b"1"
+        os.close(read)
+        os.waitpid(pid, 0)
+        assert not gc.isenabled()  # the parent's start is still running
+    finally:
+        _collector.exit(turn_on=False)
+    assert gc.isenabled()
 
 
 EXIT_PROBE = r"""

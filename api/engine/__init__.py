@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import gc
 import logging
+import os
 import threading
 import weakref
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -38,12 +39,24 @@ class _CollectorPause:
     def __init__(self):
         self._lock, self._starts, self._was_on = threading.Lock(), 0, False
 
-    def enter(self) -> None:
+    def enter(self) -> tuple[int, int]:
+        """Pause; returns what ``collect`` compares against (collections run, objects frozen)."""
         with self._lock:
             if self._starts == 0:
                 self._was_on = gc.isenabled()
                 gc.disable()
             self._starts += 1
+            return _collections()
+
+    @staticmethod
+    def collect(since: tuple[int, int], full: bool) -> None:
+        """A start's one collection. While the collector is paused everything made stays in
+        the youngest generation, so collecting that one finds what the load left in cycles
+        without walking the rest of the process, unless a collection ran meanwhile (another
+        start ending, the host's own ``gc.collect``) or a freeze: that moved some of it on, and
+        a cycle there would stay (for the process's life if the host keeps the collector off),
+        so the collection is then a full one."""
+        gc.collect(2 if full or _collections() != since else 0)
 
     def exit(self, turn_on: bool) -> None:
         with self._lock:
@@ -52,8 +65,20 @@ class _CollectorPause:
             if self._starts == 0 and self._was_on:
                 gc.enable()
 
+    def after_fork(self) -> None:
+        """In a child forked during a start: that start's thread is not there to end it."""
+        self._lock = threading.Lock()
+        if self._starts and self._was_on:
+            gc.enable()
+        self._starts = 0
+
+
+def _collections() -> tuple[int, int]:
+    return sum(g["collections"] for g in gc.get_stats()), gc.get_freeze_count()
+
 
 _collector = _CollectorPause()
+os.register_at_fork(after_in_child=_collector.after_fork)
 
 
 class Engine(Backend):
@@ -95,23 +120,24 @@ class Engine(Backend):
         # uncollected (some 7,500 small objects of it are import-time garbage, 0.7 MB), so the
         # final collection walks only what the load made (0.13-0.2 s instead of 0.45-0.5 s
         # over everything), and what survives that is frozen too; then the collector is on.
-        # Otherwise (an app built in-process: tests, a program embedding Mnemo) the collection is
-        # of the youngest generation only, which holds everything made since the pause began (no
-        # collection ran meanwhile to move it on): the same garbage a full one finds (264
-        # objects on the tests' tiny model, the GGUF conversion's cycle with them) without
-        # walking the whole process (0.18 s there, per app); the collector is then as found.
-        _collector.enter()
-        if self.freeze_start:
-            gc.freeze()
+        # Otherwise (an app built in-process: tests, a program embedding Mnemo) nothing is
+        # frozen, the collection is of what the load made where that can be told
+        # (``_CollectorPause.collect``: it spares the walk over what the process held before,
+        # 0.18 s per app in the test process) and the collector is then as found.
+        since = _collector.enter()
         try:
-            self._load()
-        except BaseException as exc:  # recorded and shown by /readyz; the process stays up
-            log.exception("model failed to load")
-            self.load_error = exc
-        finally:
-            gc.collect(2 if self.freeze_start else 0)
             if self.freeze_start:
                 gc.freeze()
+            try:
+                self._load()
+            except BaseException as exc:  # recorded and shown by /readyz; the process stays up
+                log.exception("model failed to load")
+                self.load_error = exc
+            finally:
+                _collector.collect(since, full=self.freeze_start)
+                if self.freeze_start:
+                    gc.freeze()
+        finally:
             _collector.exit(turn_on=self.freeze_start)
         if self.load_error is None:
             self.ready.set()
