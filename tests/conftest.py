@@ -156,17 +156,9 @@ class LiveServer:
 
     def __init__(self, app, port: int = 0):
         self.app = app
-        # A given port was a server's that a test just killed: its last process may still be
-        # exiting and holding the socket (SIGKILL ends a many-threaded worker asynchronously).
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.server = make_server("127.0.0.1", port, app, threaded=True)
-                break
-            except (OSError, SystemExit):  # werkzeug exits on "Address already in use"
-                if not port or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+        if port:  # a given port may be a server's that a test just killed
+            wait_port_free(port)
+        self.server = make_server("127.0.0.1", port, app, threaded=True)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

@@ -189,14 +189,16 @@ def test_lookup_fault_fails_only_its_request(engine, prompts, monkeypatch, steps
     assert_failed_fast(victim, times, steps)
 
 
-class FaultTimes(list):
+class Faults(list):
+    """The forwards counted (``Steps.n``) at each fault; ``rows``: each failed forward's rows."""
+
     rows: list[int]
 
 
 def fail_forward(engine, monkeypatch, when, steps):
     """Raise from the model's forward when ``when(input_ids)``; return the forwards counted
     (``steps``) at each fault (and, in ``times.rows``, the rows of each failed forward)."""
-    model, times, rows = engine.scheduler.runner, FaultTimes(), []
+    model, times, rows = engine.scheduler.runner, Faults(), []
     times.rows = rows
     real = model.forward
 
