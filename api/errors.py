@@ -26,7 +26,9 @@ INVALID, SERVER = "invalid_request_error", "server_error"
 @dataclass(frozen=True)
 class Shape:
     """How one kind of error answers: its status, machine code and OpenAI error type;
-    ``openai_status`` and ``openai_code`` where ``/v1`` answers otherwise."""
+    ``openai_status`` and ``openai_code`` where ``/v1`` answers otherwise; ``param``, the
+    request field at fault when the error itself names none (raised below the API, which
+    knows no field names)."""
 
     status: int
     code: str
@@ -34,6 +36,7 @@ class Shape:
     openai_status: int | None = None
     openai_code: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
+    param: str | None = None
 
 
 # The one table from the domain's errors to HTTP. A class not here answers as its nearest
@@ -41,12 +44,14 @@ class Shape:
 SHAPES: dict[type[MnemoError], Shape] = {
     MnemoError: Shape(500, "internal_error", SERVER),
     ex.ValidationFailed: Shape(400, "validation_error"),
+    ex.OutputUnsatisfiable: Shape(400, "validation_error", param="response_format"),
     ex.UnsupportedMediaType: Shape(415, "unsupported_media_type"),
     ex.ContextLengthExceeded: Shape(400, "context_length_exceeded"),
     ex.PresetLocked: Shape(400, "preset_locked"),
     ex.InvalidSummary: Shape(400, "invalid_summary"),
     # OpenAI answers an unknown model with 404 model_not_found
-    ex.UnknownAdapter: Shape(400, "unknown_adapter", openai_status=404, openai_code="model_not_found"),
+    ex.UnknownAdapter: Shape(400, "unknown_adapter", openai_status=404, openai_code="model_not_found",
+                             param="model"),
     ex.UnsupportedByEngine: Shape(400, "unsupported_by_engine"),
     ex.EngineRefused: Shape(400, "engine_refused"),
     ex.Unauthorized: Shape(401, "unauthorized", "authentication_error",
@@ -96,7 +101,7 @@ def error_body(err: MnemoError, openai: bool) -> dict:
     shape = shape_of(err)
     if openai:
         return {"error": {"message": err.message, "type": shape.openai_type,
-                          "param": err.param, "code": shape.openai_code or shape.code}}
+                          "param": err.param or shape.param, "code": shape.openai_code or shape.code}}
     body = {"code": shape.code, "message": err.message, "status": shape.status}
     if err.fields:
         body["fields"] = err.fields

@@ -3,6 +3,7 @@ them; ``errors.py`` maps each class to its status, code and headers in one table
 
     MnemoError                  anything that went wrong, said for the client
     ├── ValidationFailed        the request is malformed, with field paths
+    │   └── OutputUnsatisfiable the required output format leaves the model no token
     ├── UnsupportedMediaType    the body is not JSON
     ├── ContextLengthExceeded   what must be sent does not fit the context window
     ├── PresetLocked            a locked preset's prompt or setting was changed
@@ -23,7 +24,8 @@ them; ``errors.py`` maps each class to its status, code and headers in one table
     └── ShuttingDown            draining after SIGTERM (retry_after)
 
 Every error carries a message for the client; ``fields`` (a field path -> messages) and
-``param`` name the input at fault, ``retry_after`` (seconds) says when trying again may work.
+``param`` name the input at fault (where the raiser knows the API's field; else the class's
+row in ``errors.SHAPES`` names it), ``retry_after`` (seconds) says when trying again may work.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ class MnemoError(Exception):
 
 class ValidationFailed(MnemoError):
     pass
+
+
+class OutputUnsatisfiable(ValidationFailed):
+    """The output format (a schema or grammar) left no token the model could continue with."""
 
 
 class UnsupportedMediaType(MnemoError):

@@ -100,3 +100,14 @@ def test_domain_errors_carry_no_http_and_each_has_its_row():
     error = exceptions.Overloaded("full", retry_after=1)
     assert not {"status", "code", "openai_type", "headers"} & (set(vars(error))
                                                                | set(vars(type(error))))
+
+
+def test_the_engine_names_no_request_field_in_its_errors():
+    """The engine does not know the API's field names: an error it raises names none
+    (``param=``); ``errors.SHAPES`` says which field a class of error is about."""
+    raised = []
+    for path in (API / "engine").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and any(k.arg == "param" for k in node.keywords):
+                raised.append(f"{path.name}:{node.lineno}")
+    assert not raised, raised

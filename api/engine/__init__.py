@@ -220,11 +220,11 @@ class Engine(Backend):
         requests have finished."""
         root = Path(self.settings.adapter_dir)
         if name == self.model_id:
-            raise AdapterConflict(f"{name!r} is the base model's name.", param="name")
+            raise AdapterConflict(f"{name!r} is the base model's name.")
         with self._admin_lock:
             if self.registry.get(name) is not None and not replace:
                 raise AdapterConflict(f"An adapter named {name!r} is loaded; send "
-                                      '"replace": true to replace it.', param="name")
+                                      '"replace": true to replace it.')
             spec = inspect(confine(root, relative), self.scheduler.model)
             weights = read_weights(spec)  # read here: the worker only copies them in
             key = self.registry.next_key(name)
@@ -276,7 +276,7 @@ class Engine(Backend):
             except FutureTimeout:  # still in use: it leaves the model once they finish
                 raise AdapterConflict(f"{name!r} is unloaded for new requests, but requests "
                                       f"still used it after {wait:g} s; its weights leave the "
-                                      "model when they finish.", param="name") from None
+                                      "model when they finish.") from None
             self._check_base(before, self.scheduler.model, f"unloading adapter {name!r}")
         log.info("adapter %s unloaded", name)
         return adapter
@@ -310,7 +310,7 @@ class Engine(Backend):
                 still=lambda key=found.key: getattr(self.registry.get(adapter), "key", None) == key)
             if handle is not None:
                 return handle
-        raise UnknownAdapter(f"The adapter {adapter!r} was just unloaded.", param="adapter")
+        raise UnknownAdapter(f"The adapter {adapter!r} was just unloaded.")
 
 
 def _stop_at_exit(ref: weakref.ref) -> None:

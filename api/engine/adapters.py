@@ -63,26 +63,25 @@ def confine(root: Path, relative: str) -> Path:
     Whatever the file system says about the path (a name too long, a symlink loop, no
     permission) is the client's 422 naming it, never a 500."""
     if not relative or "\x00" in relative:
-        raise AdapterInvalid("path must be a directory name inside the adapter directory.",
-                             param="path")
+        raise AdapterInvalid("path must be a directory name inside the adapter directory.")
     try:
         return _confine(root.resolve(), relative)
     except (OSError, RuntimeError) as exc:  # RuntimeError: pathlib's "Symlink loop from ..."
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise AdapterInvalid(f"path {relative[:80]!r}{'...' if len(relative) > 80 else ''} "
-                             f"cannot be used: {reason}.", param="path") from None
+                             f"cannot be used: {reason}.") from None
 
 
 def _confine(base: Path, relative: str) -> Path:
     target = (base / relative).resolve()
     if target != base and base not in target.parents:
-        raise AdapterInvalid(f"path {relative!r} leaves the adapter directory.", param="path")
+        raise AdapterInvalid(f"path {relative!r} leaves the adapter directory.")
     if not target.is_dir():
-        raise AdapterInvalid(f"path {relative!r} is not an adapter directory.", param="path")
+        raise AdapterInvalid(f"path {relative!r} is not an adapter directory.")
     for name in (CONFIG, WEIGHTS):
         f = target / name
         if f.is_symlink() and base not in f.resolve().parents:
-            raise AdapterInvalid(f"{name} links outside the adapter directory.", param="path")
+            raise AdapterInvalid(f"{name} links outside the adapter directory.")
     return target
 
 
@@ -144,12 +143,11 @@ def inspect(path: Path, model) -> Spec:
     those layers' A and B matrices: nothing it contains can overwrite a base model weight.
     """
     if not (path / WEIGHTS).is_file():
-        raise AdapterInvalid(f"{path.name} has no {WEIGHTS} (only safetensors weights are loaded).",
-                             param="path")
+        raise AdapterInvalid(f"{path.name} has no {WEIGHTS} (only safetensors weights are loaded).")
     try:
         config = json.loads((path / CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise AdapterInvalid(f"{path.name}/{CONFIG} cannot be read: {exc}", param="path") from None
+        raise AdapterInvalid(f"{path.name}/{CONFIG} cannot be read: {exc}") from None
     if not isinstance(config, dict) or config.get("peft_type") != "LORA":
         raise AdapterInvalid(f"{path.name} is not a LoRA adapter (peft_type must be LORA).")
     for key, value in config.items():
@@ -354,7 +352,7 @@ class Registry:
             old = self._active.get(adapter.name)
             if old is not None and not replace:
                 raise AdapterConflict(f"An adapter named {adapter.name!r} is loaded; send "
-                                      '"replace": true to replace it.', param="name")
+                                      '"replace": true to replace it.')
             self._active[adapter.name] = adapter
             return old
 
@@ -366,7 +364,7 @@ class Registry:
     def remove(self, name: str) -> Adapter:
         with self._lock:
             if name not in self._active:
-                raise AdapterNotFound(f"No adapter named {name!r} is loaded.", param="name")
+                raise AdapterNotFound(f"No adapter named {name!r} is loaded.")
             return self._active.pop(name)
 
     def get(self, name: str) -> Adapter | None:

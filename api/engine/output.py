@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..exceptions import GenerationFailed, ValidationFailed
+from ..exceptions import GenerationFailed, OutputUnsatisfiable
 from ..types import Chunk, Usage
 from .decoding import whole_text
 from .grammar import GrammarViolation
@@ -98,8 +98,7 @@ class Output:
         if isinstance(exc, GenerationFailed):
             error = exc
         elif isinstance(exc, GrammarViolation):  # the schema, not the server: no retry
-            error = ValidationFailed(f"response_format: {exc}; simplify the schema.",
-                                     param="response_format")
+            error = OutputUnsatisfiable(f"{exc}; simplify the schema.")
         else:
             oom = isinstance(exc, torch.OutOfMemoryError)
             error = GenerationFailed(
