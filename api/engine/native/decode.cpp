@@ -7,8 +7,16 @@
 // the cached positions, SiLU, residual adds) is plain loops over a few hundred floats.
 // The arithmetic is the lean forward's (api/engine/lean.py): float32 residual stream and
 // attention, bfloat16 into and out of each quantized product.
-#include <torch/extension.h>
+//
+// It includes what it uses (ATen's tensor, its three operators, torch's pybind casters), not
+// <torch/extension.h>, which pulls in all of libtorch's C++ API: the build takes 13 s here
+// instead of 27.
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_weight_int4pack_mm_for_cpu.h>
+#include <ATen/ops/_weight_int8pack_mm.h>
+#include <ATen/ops/empty.h>
 #include <ATen/Parallel.h>
+#include <torch/csrc/utils/pybind.h>
 #include <cmath>
 #include <cstdint>
 #include <vector>
