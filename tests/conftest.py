@@ -201,6 +201,24 @@ def context(browser):
     ctx.close()
 
 
+@pytest.fixture()
+def hold(monkeypatch):
+    """``hold(app, after)``: the app's forwards after the first ``after`` wait until the test
+    releases them (``helpers.Held``); released at teardown, before the forward is restored."""
+    from tests.helpers import Held, wrap_forward
+
+    made = []
+
+    def start(app, after: int = 8) -> Held:
+        made.append(Held(after))
+        wrap_forward(monkeypatch, app, made[-1])
+        return made[-1]
+
+    yield start
+    for held in made:
+        held.release()
+
+
 @pytest.fixture(scope="session")
 def live(app):
     server = LiveServer(app)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 import urllib.request
 
@@ -69,6 +70,27 @@ def wait_for(condition, timeout: float = 60, every: float = 0.02):
 
 def sleep_each_step(seconds):
     return lambda _n: time.sleep(seconds)
+
+
+class Held:
+    """A ``wrap_forward`` hook that lets ``after`` forwards run, then holds every later one
+    until ``release()``: a reply that has begun and is still running whenever the test acts
+    on it (kills its client, stops or reloads the page), however slow the machine. The wait
+    is bounded (``LIMIT``) only so that a test that never releases cannot hang the session;
+    the ``hold`` fixture releases at teardown."""
+
+    LIMIT = 120.0
+
+    def __init__(self, after: int):
+        self.after = after
+        self._released = threading.Event()
+
+    def __call__(self, n: int) -> None:
+        if n > self.after:
+            self._released.wait(self.LIMIT)
+
+    def release(self) -> None:
+        self._released.set()
 
 
 _fronts: dict[int, tuple] = {}

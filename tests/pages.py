@@ -40,11 +40,10 @@ def wait_partial_reply(page, chars: int) -> None:
                            f".textContent?.length > {chars}")
 
 
-def mid_reply(context, live, app, monkeypatch, chars: int = 5):
-    """A page whose reply streams slowly (a 50 ms pause each step) and has shown ``chars``."""
-    from tests.helpers import sleep_each_step, wrap_forward
-
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+def mid_reply(context, live, app, hold, chars: int = 5):
+    """A page whose reply has shown ``chars`` and is held there, still streaming, until the
+    test ends (``hold``, the fixture): no window a slow machine can miss."""
+    hold(app, after=16)
     page = open_page(context, live.url)
     set_max_new_tokens(page, 64)
     send(page, "Talk for a while")

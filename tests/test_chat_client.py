@@ -76,13 +76,14 @@ def test_piped_use_prints_only_the_reply_and_resumes_across_restarts(live, tmp_p
     assert saved(tmp_path)["settings"]["max_new_tokens"] == 8  # flags are for that run only
 
 
-def test_a_kill_during_a_reply_loses_nothing_already_typed(app, live, tmp_path, monkeypatch):
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+def test_a_kill_during_a_reply_loses_nothing_already_typed(app, live, tmp_path, hold):
+    held = hold(app)  # the reply is still running when the client is killed
     proc = start(live.url, tmp_path, "-c", "demo", "--max-tokens", "64",
                  text="Please remember: my locker is 4417.")
     settled(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
     proc.kill()
     proc.wait(timeout=10)
+    held.release()
     conv = saved(tmp_path)  # whole, valid JSON
     assert conv["messages"][0]["content"] == "Please remember: my locker is 4417."
     assert conv["messages"][1]["status"] == "streaming" and conv["messages"][1]["content"]
@@ -94,8 +95,8 @@ def test_a_kill_during_a_reply_loses_nothing_already_typed(app, live, tmp_path, 
     assert conv["messages"][1]["id"] == reply["id"]
 
 
-def test_ctrl_c_stops_the_reply_and_keeps_it_marked_stopped(app, live, tmp_path, monkeypatch):
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+def test_ctrl_c_stops_the_reply_and_keeps_it_marked_stopped(app, live, tmp_path, hold):
+    hold(app)  # the reply is still running when Ctrl-C comes
     proc = start(live.url, tmp_path, "-c", "demo", "--max-tokens", "64", text="Tell me a story.")
     settled(lambda: len(saved(tmp_path)["messages"][1]["content"]) > 0)
     proc.send_signal(signal.SIGINT)
@@ -292,9 +293,8 @@ def test_a_reader_that_goes_away_leaves_a_saved_turn_and_no_traceback(app, live,
         m["status"] for m in messages] and "streaming" not in [m["status"] for m in messages]
 
 
-def test_ctrl_c_before_the_first_token_leaves_a_message_retry_resends(busy_live, tmp_path,
-                                                                      monkeypatch):
-    wrap_forward(monkeypatch, busy_live.app, sleep_each_step(0.05))
+def test_ctrl_c_before_the_first_token_leaves_a_message_retry_resends(busy_live, tmp_path, hold):
+    held = hold(busy_live.app, after=2)  # the holder keeps the only row until Ctrl-C has come
     holder = threading.Thread(target=lambda: post_json(
         busy_live.url + "/api/chat", {"messages": [user("hold")], "max_new_tokens": 64}).read())
     holder.start()
@@ -304,6 +304,7 @@ def test_ctrl_c_before_the_first_token_leaves_a_message_retry_resends(busy_live,
     time.sleep(0.5)  # waiting out the 429's Retry-After
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=10) == 130
+    held.release()
     holder.join()
     messages = saved(tmp_path)["messages"]
     assert len(messages) == 1 and messages[0]["status"] == "failed"

@@ -51,8 +51,8 @@ def test_conversation_survives_reload(context, live):
     assert stored(page)[0]["messages"][0]["content"] == "Remember me"
 
 
-def test_stop_keeps_the_partial_answer(context, live, app, monkeypatch):
-    page = mid_reply(context, live, app, monkeypatch)
+def test_stop_keeps_the_partial_answer(context, live, app, hold):
+    page = mid_reply(context, live, app, hold)
     page.click("#stop")
     wait_reply(page, 2)
     expect(page.locator(".msg.assistant .meta")).to_contain_text("stopped")

@@ -134,8 +134,8 @@ def test_titles_exports_and_search_hits_read_well(context, live):
     assert page.errors == []
 
 
-def test_a_reply_cut_by_a_reload_is_marked_cut_at_once(context, live, app, monkeypatch):
-    page = mid_reply(context, live, app, monkeypatch, chars=3)
+def test_a_reply_cut_by_a_reload_is_marked_cut_at_once(context, live, app, hold):
+    page = mid_reply(context, live, app, hold, chars=3)
     page.reload()  # within a second of the last save: no waiting for the 10 s rule
     expect(page.locator(".msg.assistant .meta")).to_contain_text("cut short")
     assert page.locator("[aria-busy='true']").count() == 0
@@ -143,10 +143,10 @@ def test_a_reply_cut_by_a_reload_is_marked_cut_at_once(context, live, app, monke
     assert [m["status"] for m in stored] == ["ok", "stopped"]
 
 
-def test_a_duplicated_tab_leaves_the_live_reply_alone(context, live, app, monkeypatch):
+def test_a_duplicated_tab_leaves_the_live_reply_alone(context, live, app, hold):
     """A duplicate copies the tab's sessionStorage (its name with it) while the tab writes on:
     the copy must not take the live reply for its own and mark it cut."""
-    page = mid_reply(context, live, app, monkeypatch, chars=3)
+    page = mid_reply(context, live, app, hold, chars=3)
     name = page.evaluate("sessionStorage.getItem('mnemo.tab')")
     copy = context.new_page()
     copy.add_init_script(f"sessionStorage.setItem('mnemo.tab', {json.dumps(name)})")
