@@ -14,17 +14,24 @@ from training.legal_data import DATA, follows_form
 HELDOUT = [json.loads(line)["question"] for line in open(DATA / "legal_heldout.jsonl", encoding="utf-8")]
 
 
+# The base model's answers are read only as far as their first line: an answer in the form
+# begins "结论：", and one whose beginning is not that is out of the form however it goes on.
+BASE_TOKENS = 24
+
+
 def answers(engine, *adapters):
-    """Greedy answers to every held-out question under each adapter (None: the base model),
-    all submitted at once: the engine batches them, base and adapter rows together."""
+    """Greedy answers to every held-out question under each adapter (None: the base model,
+    its first ``BASE_TOKENS`` tokens), all submitted at once: the engine batches them, base
+    and adapter rows together."""
     from api.types import SamplingParams
 
-    params = SamplingParams(max_new_tokens=120)
     out: dict[tuple, str] = {}
 
     def one(adapter, i, q):
-        ids = tokenizer_of(engine).build_prompt([user(q)], system=None, max_new_tokens=120,
+        limit = 120 if adapter else BASE_TOKENS
+        ids = tokenizer_of(engine).build_prompt([user(q)], system=None, max_new_tokens=limit,
                                                 max_turns=None).ids
+        params = SamplingParams(max_new_tokens=limit)
         out[adapter, i] = "".join(c.text for c in engine.submit(ids, params, adapter))
 
     threads = [threading.Thread(target=one, args=(a, i, q))
@@ -36,14 +43,29 @@ def answers(engine, *adapters):
     return [[out[a, i] for i in range(len(HELDOUT))] for a in adapters]
 
 
+def may_follow_form(beginning: str) -> bool:
+    """Whether an answer that begins so could still be in the form (its first line "结论："):
+    counting these bounds the base model's form rate from above."""
+    first = next((line.strip() for line in beginning.splitlines() if line.strip()), "")
+    return first.startswith("结论：") or "结论：".startswith(first)
+
+
+def test_may_follow_form_bounds_follows_form():
+    for answer in ["结论：可以。\n依据：法条。\n本回答仅供参考", "\n\n结论：是", "结", "", "  \n",
+                   "我认为可以", "结果：不行", "Yes"]:
+        assert may_follow_form(answer) or not follows_form(answer), answer
+        assert all(may_follow_form(answer[:n]) for n in range(len(answer))) or not follows_form(answer)
+    assert not may_follow_form("我认为可以") and not may_follow_form("结果：不行")
+
+
 def test_the_adapter_answers_held_out_questions_in_the_trained_form(legal_live):
     engine = legal_live.app.extensions["engine"]
     assert "legal-demo" in engine.adapters
     tuned, base = answers(engine, "legal-demo", None)
-    with_adapter, without = [follows_form(a) for a in tuned], [follows_form(a) for a in base]
+    with_adapter, without = [follows_form(a) for a in tuned], [may_follow_form(a) for a in base]
     rate_with, rate_without = sum(with_adapter) / len(HELDOUT), sum(without) / len(HELDOUT)
     print(f"trained form on {len(HELDOUT)} held-out questions: with the adapter "
-          f"{rate_with:.0%}, without {rate_without:.0%}")
+          f"{rate_with:.0%}, without at most {rate_without:.0%}")
     assert rate_with >= 0.8 and rate_without <= 0.1
 
 
