@@ -44,8 +44,10 @@ def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool 
     app.extensions["schemas"] = Schemas(settings, presets)
     app.extensions["openai_schemas"] = OpenAISchemas(settings, presets)
     app.extensions["memory"] = Memory.from_settings(settings)
-    # A request's own CPU work waits its turn and yields to the engine (api/admission.py).
-    app.extensions["cpu_gate"] = CpuGate(max_waiting=settings.max_queue,
+    # A request's own CPU work waits its turn and yields to the engine (api/admission.py). As
+    # many may wait as the engine holds (its batch and its queue): a burst it has room for is
+    # never refused before it reaches it, however slowly the prompts are prepared.
+    app.extensions["cpu_gate"] = CpuGate(max_waiting=settings.max_batch_size + settings.max_queue,
                                          wait=settings.generation_timeout,
                                          busy=lambda: app.extensions["engine"].busy())
     app.before_request(yield_to_engine)

@@ -5,8 +5,9 @@ rendering a preview, a summary's prompt) runs in its request thread, beside the 
 generation thread. Two rules keep it from slowing the replies already streaming:
 
 - **It waits its turn.** At most ``SLOTS`` requests do such work at once (``CpuGate``); the
-  others wait, and past ``max_queue`` waiting (the engine's own queue limit) a request is a 429
-  ``overloaded`` with ``Retry-After``, as a full generation queue is.
+  others wait, and past as many waiting as the engine holds (``max_batch_size`` +
+  ``max_queue``) a request is a 429 ``overloaded`` with ``Retry-After``, as a full
+  generation queue is.
 - **It gives way while replies stream.** Long work calls ``pace()`` between slices (recall's
   embedding batches and term lists, the prompt's tokenizing blocks); while the engine has
   replies running, every slice is followed by a pause ``REST`` times as long, shared by all

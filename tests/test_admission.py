@@ -10,7 +10,7 @@ import pytest
 
 from api.admission import REQUEST_NICENESS, CpuGate
 from api.exceptions import Overloaded
-from tests.helpers import assistant, user
+from tests.helpers import assistant, user, wait_for
 
 
 def hold(gate: CpuGate, entered: threading.Event, release: threading.Event) -> threading.Thread:
@@ -65,8 +65,8 @@ def test_waiting_longer_than_allowed_is_a_429_not_a_hang():
 
 
 def test_previews_count_toward_the_queue_and_threads_yield_to_the_engine(app, monkeypatch):
-    """Two previews hold both slots; with no queue (the app's max_queue is 4: four wait), the
-    next ones wait, and past the queue a preview is a JSON 429 with Retry-After."""
+    """Two previews hold both slots; the next ones wait (as many as the engine holds: its
+    batch and its queue), and past them a preview is a JSON 429 with Retry-After."""
     from api import service
 
     gate = app.extensions["cpu_gate"]
@@ -105,6 +105,33 @@ def test_previews_count_toward_the_queue_and_threads_yield_to_the_engine(app, mo
         t.join(60)
     assert [r[0] for r in results] == [200] * len(threads)
     assert nice and all(n >= REQUEST_NICENESS for n in nice)  # each request thread yielded
+
+
+def test_a_burst_the_engine_has_room_for_is_not_refused_while_its_prompts_wait(app, monkeypatch):
+    """As many chat requests as the engine holds (batch and queue) arrive while their prompts
+    cannot be prepared yet (a loaded machine): every one waits its turn and is answered; the
+    gate refuses none that the engine would have taken."""
+    from api import service
+
+    settings, gate = app.config["MNEMO"], app.extensions["cpu_gate"]
+    room = settings.max_batch_size + settings.max_queue
+    release, real = threading.Event(), service._prepare
+    monkeypatch.setattr(service, "_prepare", lambda req, **kw: release.wait(30) and real(req, **kw))
+    statuses = []
+
+    def ask(i):
+        resp = app.test_client().post("/api/chat", json={"messages": [user(f"Hi {i}")],
+                                                         "max_new_tokens": 2})
+        statuses.append(resp.status_code)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(room)]
+    for t in threads:
+        t.start()
+    assert wait_for(lambda: gate.waiting == room - 2)  # two prepare, the rest wait
+    release.set()
+    for t in threads:
+        t.join(60)
+    assert statuses == [200] * room
 
 
 def test_a_request_served_on_the_main_thread_leaves_its_priority(app):
