@@ -62,8 +62,10 @@ def test_plan_obeys_every_rule(case):
     # Only recalled replies are shortened, and only where that is cheaper.
     assert set(plan.shortened) <= set(plan.recalled) - set(pinned)
     assert all(roles[i] == "assistant" and short[i] < costs[i] for i in plan.shortened)
-    # The recent window: whole exchanges after the summary, within max_turns.
+    # The recent window: whole exchanges after the summary, within max_turns; nothing in it is
+    # recalled or cut short (what it reaches goes whole, newest first, before anything older).
     assert plan.first_used in cut_points(roles, max_turns) and plan.first_used >= covers
+    assert all(i < plan.first_used for i in plan.recalled), (plan.first_used, plan.recalled)
     # Recalled: whole exchanges (pins aside), chosen older than the recent share, relevant enough.
     spans = {a: b for a, b in exchanges(roles)}
     recalled = set(plan.recalled)
@@ -201,3 +203,19 @@ def test_a_recalled_exchange_the_window_reaches_is_sent_whole_when_it_fits():
     without = plan_history(roles, costs, fixed=0, budget=170)
     assert plan.used == without.used and plan.first_used == without.first_used == 2
     assert plan.recalled == () and plan.shortened == ()  # nothing cut, nothing mislabelled
+
+
+def test_the_window_sends_the_recalled_exchanges_it_reaches_whole_before_older_ones():
+    """The newest exchange is recalled (it is relevant, and the recent share alone cannot take
+    it): the window that grows over it must pay for it whole before it takes older exchanges,
+    never keep older ones whole and the newer one cut short (first_used would then claim a
+    recalled message for the window)."""
+    roles = ["user", "assistant"] * 5 + ["user"]
+    costs = [10, 40] * 5 + [10]
+    relevance = {a: 0.0 for a, _b in exchanges(roles)}
+    relevance[8] = 0.9
+    short = [c if r == "user" else 15 for r, c in zip(roles, costs, strict=True)]
+    plan = plan_history(roles, costs, fixed=0, budget=155, relevance=relevance,
+                        recalled_costs=short)
+    assert plan.first_used == 6 and plan.recalled == () and plan.shortened == ()
+    assert plan.used == plan_history(roles, costs, fixed=0, budget=155).used

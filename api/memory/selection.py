@@ -175,15 +175,18 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
     available = budget - must
     skip = set(pins)
 
-    def grow(limit: float, taken: set[int]) -> tuple[int, float]:
-        """The oldest window start whose messages (less ``taken``) cost at most ``limit``."""
+    def grow(limit: float, price) -> tuple[int, float]:
+        """The oldest window start whose messages cost at most ``limit`` (each ``price(i)``)."""
         chosen, spent, prev = last, 0.0, last
         for start in (s for s in starts if s < last):
-            span = sum(cost(i) for i in range(start, prev) if i not in taken)
+            span = sum(price(i) for i in range(start, prev))
             if spent + span > limit:
                 break
             chosen, spent, prev = start, spent + span, start
         return chosen, spent
+
+    def price(i: int) -> float:  # a pin is paid for already
+        return 0.0 if i in skip else cost(i)
 
     recalled: list[int] = []
     shortened: list[int] = []
@@ -193,38 +196,31 @@ def plan_history(roles: Sequence[str], costs: Sequence[int | None], *, fixed: in
         def cost_recalled(i: int) -> float:
             return _INF if short[i] is None else min(short[i], cost(i))
 
-        recent, spent = grow(available * RECENT_SHARE, skip)
+        recent, spent = grow(available * RECENT_SHARE, price)
         room = available - spent
         span = {a: range(a, b) for a, b in exchanges(roles)}
         ranked = sorted((a for a in span if span[a].stop <= recent
                          and relevance.get(a, -1.0) >= MIN_RELEVANCE),
                         key=lambda a: (-relevance[a], -a))  # the newer of equals first
         picked: set[int] = set()
-        groups: list[int] = []  # the recalled exchanges' starts
         for a in ranked:
             group = [s for s in restating(a, links or {}) if s in span and s < recent]
             members = [i for s in group for i in span[s] if i not in skip and i not in picked]
             c = sum(cost_recalled(i) for i in members)
             if members and c <= room:
                 picked.update(members)
-                groups.extend(s for s in group if s not in groups)
                 room -= c
-        # The window grows over the rest. A recalled exchange it reaches is sent whole, as a
-        # recent one, where what is left pays for its cut reply; else it stays recalled.
+        # The window grows over the rest, newest first. A recalled exchange it reaches joins
+        # it whole, as a recent one: the window pays what its cut reply left out before it
+        # reaches anything older, and stops where that does not fit (the exchange then stays
+        # recalled, older than the window).
         paid = sum(cost_recalled(i) for i in picked)
-        first_used, spent = grow(available - paid, skip | picked)
-        left = available - paid - spent
-        recalled_set = set(picked)
-        for a in sorted((s for s in groups if s >= first_used), reverse=True):
-            members = [i for i in span[a] if i in picked]
-            extra = sum(cost(i) - cost_recalled(i) for i in members)
-            if extra <= left:
-                left -= extra
-                recalled_set -= set(members)
-        recalled = sorted(recalled_set)
+        first_used, _ = grow(available - paid,
+                             lambda i: cost(i) - cost_recalled(i) if i in picked else price(i))
+        recalled = sorted(i for i in picked if i < first_used)
         shortened = [i for i in recalled if cost_recalled(i) < cost(i)]
     else:
-        first_used, _ = grow(available, skip)
+        first_used, _ = grow(available, price)
     return HistoryPlan(received=n, first_used=first_used, first_allowed=first_allowed,
                        covers=covers, pinned=tuple(i for i in sorted(set(pinned)) if 0 <= i < n),
                        recalled=tuple(recalled), shortened=tuple(shortened))
