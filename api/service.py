@@ -309,6 +309,10 @@ class Generation:
         self._metrics = current_app.extensions["metrics"]
         self._recorded = False
         self._environ = request.environ  # whose connection is watched while this runs
+        # Where the reply ends early, given the text so far (a call array that repeats a call,
+        # ``tools.repeats_a_call``): the generation stops there with "stop"; the tokens made
+        # before the engine saw the stop are counted in ``usage``, their text is not sent.
+        self.ends_at: Callable[[str], bool] | None = None
 
     def _watch(self) -> None:
         if client_gone(self._environ):
@@ -320,12 +324,21 @@ class Generation:
         client that left cancels it: a stream learns of a gone client only when it writes,
         and a beam search, a tool call held back or a non-streamed reply write nothing
         before their end."""
+        stopped = False
         try:
             for chunk in self.handle.items(self._watch, CLIENT_CHECK_S):
+                if stopped:  # made before the engine saw the stop: counted, not sent
+                    if chunk.finish_reason is not None:
+                        self.finish_reason, self.usage = "stop", chunk.usage
+                        yield Chunk(finish_reason="stop", usage=chunk.usage)
+                    continue
                 self.text += chunk.text
                 self.logprobs += chunk.logprobs
                 if chunk.finish_reason is not None:
                     self.finish_reason, self.usage = chunk.finish_reason, chunk.usage
+                elif self.ends_at is not None and self.ends_at(self.text):
+                    self.handle.cancel()
+                    stopped = True
                 yield chunk
         finally:
             self.close()

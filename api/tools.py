@@ -18,6 +18,7 @@ client. Here they are message text, tokenized as text like everything a client s
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass
 
@@ -224,6 +225,46 @@ def parse_calls(text: str, tools: list[Tool], parallel: bool,
         calls.append({"id": f"call_{uuid.uuid4().hex[:24]}", "type": "function", "function": {
             "name": call["name"], "arguments": json.dumps(call["arguments"], ensure_ascii=False)}})
     return calls
+
+
+_OPENING = re.compile(r'\s*\{\s*"tool_calls"\s*:\s*\[\s*')
+_DECODER = json.JSONDecoder()
+
+
+def _written_calls(text: str) -> list | None:
+    """The whole items a reply that opens a call array has written so far (None: it does not
+    open one)."""
+    opening = _OPENING.match(text)
+    if opening is None:
+        return None
+    items, at = [], opening.end()
+    while True:
+        try:
+            item, at = _DECODER.raw_decode(text, at)
+        except ValueError:
+            return items
+        items.append(item)
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+
+
+def repeats_a_call(text: str) -> bool:
+    """Whether a reply writing calls has just written one it wrote before: a small model,
+    once it has made its call, tends to write it again until the array's limit or the token
+    budget is spent (eight times, or cut short with no call at all), so the reply ends there."""
+    items = _written_calls(text)
+    return bool(items) and items[-1] in items[:-1]
+
+
+def calls_so_far(text: str) -> str:
+    """``text`` as a whole call array: itself if it parses, else the calls it wrote whole
+    (a reply ended where it repeated one)."""
+    try:
+        json.loads(text)
+        return text
+    except ValueError:
+        items = _written_calls(text)
+        return json.dumps({"tool_calls": items}, ensure_ascii=False) if items else text
 
 
 def could_be_call(text: str) -> bool:

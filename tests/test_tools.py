@@ -15,7 +15,7 @@ import pydantic
 import pytest
 
 from api.openai_schema import _as_text
-from api.tools import Tool, could_be_call, parse_calls
+from api.tools import Tool, calls_so_far, could_be_call, parse_calls, repeats_a_call
 from tests.helpers import parse_sse, post_json, tokenizer_of, user
 
 WEATHER = {"type": "function", "function": {
@@ -305,3 +305,54 @@ def test_a_held_back_stream_still_writes_so_a_gone_client_is_noticed(live, model
             "tool_choice": "required", "max_tokens": 32, "temperature": 0}
     raw = post_json(live.url + "/v1/chat/completions", body).read().decode()
     assert raw.count(": held\n\n") >= 3
+
+
+PING = {"type": "function", "function": {"name": "ping", "description": "Check the line",
+                                         "parameters": {"type": "object", "properties": {}}}}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_reply_that_repeats_its_call_ends_there(live, model_id, tokenizer, stream):
+    """A tool without arguments: the grammar lets each item only be the same call, so after
+    the first the reply can only close the array or repeat it. The reply ends at the first
+    repeat: one call, and about two items' tokens, not the array's limit of eight (nor, with
+    a budget under that, a cut reply without a call)."""
+    item = len(tokenizer(',{"name":"ping","arguments":{}}')["input_ids"])
+    opening = len(tokenizer('{"tool_calls":[')["input_ids"])
+    body = {"model": model_id, "messages": [user("Ping it.")], "tools": [PING],
+            "tool_choice": "required", "max_tokens": 4 * item, "n": 4, "temperature": 1.5,
+            "seed": 11}
+    if stream:
+        body |= {"stream": True, "stream_options": {"include_usage": True}}
+        events = [d for _, d in parse_sse(post_json(live.url + "/v1/chat/completions", body)
+                                          .read().decode()) if d != "[DONE]"]
+        calls = {i: [] for i in range(4)}
+        finish = {}
+        for e in events:
+            for c in e["choices"]:
+                calls[c["index"]] += c["delta"].get("tool_calls") or []
+                finish[c["index"]] = c["finish_reason"] or finish.get(c["index"])
+        tokens = events[-1]["usage"]["completion_tokens"]
+    else:
+        r = json.load(post_json(live.url + "/v1/chat/completions", body))
+        calls = {c["index"]: c["message"]["tool_calls"] for c in r["choices"]}
+        finish = {c["index"]: c["finish_reason"] for c in r["choices"]}
+        tokens = r["usage"]["completion_tokens"]
+    assert all([c["function"]["name"] for c in calls[i]] == ["ping"] for i in range(4)), calls
+    assert set(finish.values()) == {"tool_calls"}, finish
+    # each choice: the opening, the call, at most its repeat, and what came before the stop
+    assert 4 * (opening + item) <= tokens <= 4 * (opening + 2 * item + 3), tokens
+
+
+def test_a_repeated_call_is_seen_where_it_is_written_whole():
+    one = '{"name": "a", "arguments": {"x": [1, "}"]}}'
+    assert not repeats_a_call('{"tool_calls":[' + one)
+    assert not repeats_a_call('{"tool_calls":[' + one + ',' + one[:-1])
+    assert repeats_a_call('{"tool_calls":[' + one + ',' + one)
+    assert repeats_a_call(' { "tool_calls" : [ ' + one + ' ,\n ' + one)
+    assert not repeats_a_call('{"tool_calls":[' + one + ',' + one.replace("1", "2"))
+    assert not repeats_a_call(one + one) and not repeats_a_call("I would call a tool")
+    assert json.loads(calls_so_far('{"tool_calls":[' + one + ',' + one)) == {
+        "tool_calls": [json.loads(one)] * 2}
+    assert calls_so_far('{"tool_calls":[' + one[:-3]) == '{"tool_calls":[' + one[:-3]
+    assert calls_so_far('{"tool_calls":[]}') == '{"tool_calls":[]}'

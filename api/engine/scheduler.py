@@ -263,7 +263,7 @@ class Scheduler:
                     self.stages.store(seq)  # its KV is valid: its next turn builds on it
                 elif seq.state is not State.RUNNING:
                     self.stages.store_unstarted(seq)
-                self.output.cancelled(seq.handle)
+                self.output.cancelled(seq.handle, seq.usage)
             elif seq.state is not State.RUNNING and now >= seq.handle.deadline:
                 gone.append(seq)
                 self.stages.store_unstarted(seq)

@@ -31,7 +31,7 @@ from ..service import (
     sse,
     tokenizer,
 )
-from ..tools import could_be_call, parse_calls
+from ..tools import calls_so_far, could_be_call, parse_calls, repeats_a_call
 from ..types import TokenLogprob, Usage
 
 bp = Blueprint("openai", __name__, url_prefix="/v1")
@@ -80,12 +80,16 @@ def chat_completions():
                      sum(g.usage.completion_tokens for g in gens)).as_dict()
 
     tools = data.get("tools") if tool_choice(data) != "none" else None
+    if tools:  # a reply that writes a call it has written already ends there
+        for gen in gens:
+            gen.ends_at = repeats_a_call
 
     def calls(text: str, finish_reason: str | None) -> list[dict] | None:
-        """The reply's tool calls, if it is a whole call of the tools offered."""
-        if not tools or finish_reason != "stop":
+        """The reply's tool calls, if it is a whole call of the tools offered, or the calls
+        it wrote whole before the token limit cut it (its finish_reason stays "length")."""
+        if not tools or finish_reason not in ("stop", "length"):
             return None
-        return parse_calls(text, tools, data.get("parallel_tool_calls", True),
+        return parse_calls(calls_so_far(text), tools, data.get("parallel_tool_calls", True),
                            required=tool_choice(data) != "auto")
 
     if not req.stream:
@@ -96,7 +100,8 @@ def chat_completions():
             message = {"role": "assistant", "content": None, "tool_calls": called} if called \
                 else {"role": "assistant", "content": gen.text}
             choices.append({"index": i, "message": message, "logprobs": logprobs(gen.logprobs),
-                            "finish_reason": "tool_calls" if called else gen.finish_reason})
+                            "finish_reason": "tool_calls" if called and gen.finish_reason == "stop"
+                            else gen.finish_reason})
         body = {**head, "object": "chat.completion", "choices": choices, "usage": usage(),
                 "mnemo": extension()}
         return jsonify(body), 200, headers
@@ -127,7 +132,8 @@ def chat_completions():
                 if called:
                     yield chunk(i, {"tool_calls": [
                         {"index": k, **call} for k, call in enumerate(called)]}, tokens=tokens)
-                    text, tokens, finish = "", [], "tool_calls"
+                    text, tokens = "", []
+                    finish = "tool_calls" if finish == "stop" else finish
             if text or tokens:
                 yield chunk(i, {"content": text}, tokens=tokens)
             if finish is not None:
