@@ -99,7 +99,7 @@ def build_spec(app) -> dict:
     plugin.converter.add_attribute_function(_custom_fields)
     for name in ("Error", "OpenAIError", "ChatResponse", "Delta", "PreviewResponse",
                  "ConfigResponse", "Health", "Ready", "ChatCompletion", "ChatCompletionChunk",
-                 "ModelList", "SummarizeResponse", "Completion", "Tokens", "Detokenized"):
+                 "Model", "ModelList", "SummarizeResponse", "Completion", "Tokens", "Detokenized"):
         spec.components.schema(name, schema=getattr(rs, name))
     spec.components.schema("ChatRequest", schema=app.extensions["schemas"].chat)
     spec.components.schema("ChatCompletionRequest", schema=app.extensions["openai_schemas"].chat)
@@ -201,6 +201,12 @@ def build_spec(app) -> dict:
     spec.path("/v1/models", operations={"get": op(
         "List the model and its adapters",
         {"200": _json("ModelList", "Models."), **_errors(_GUARDED, True)})})
+    spec.path("/v1/models/{model}", operations={"get": {**op(
+        "One model or adapter (an unknown id is a 404)",
+        {"200": _json("Model", "The model."), **_errors((401, 404, 429, 503), True)}),
+        "parameters": [{"name": "model", "in": "path", "required": True,
+                        "schema": {"type": "string"},
+                        "description": "The model's id or an adapter's name."}]}})
     spec.path("/healthz", operations={"get": op(
         "Liveness: the process answers", {"200": _json("Health", "Alive.")}, open_route=True)})
     spec.path("/readyz", operations={"get": op(

@@ -20,6 +20,15 @@ def test_models_lists_base_and_adapters(sdk, model_id):
     assert models[1].model_extra["parent"] == model_id
 
 
+def test_each_listed_model_can_be_retrieved_and_an_unknown_one_is_a_404(sdk, model_id):
+    for listed in sdk.models.list().data:
+        assert sdk.models.retrieve(listed.id) == listed
+    with pytest.raises(openai.NotFoundError) as info:
+        sdk.models.retrieve("org/no-such-model")
+    assert info.value.body["code"] == "model_not_found" and info.value.body["param"] == "model"
+    assert "org/no-such-model" in info.value.body["message"]
+
+
 def test_non_streaming(sdk, model_id):
     r = sdk.chat.completions.create(model=model_id, messages=[user("Hello!")], max_tokens=8,
                                     temperature=0)

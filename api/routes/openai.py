@@ -1,4 +1,5 @@
-"""The OpenAI-compatible API: ``POST /v1/chat/completions`` and ``GET /v1/models``.
+"""The OpenAI-compatible API: ``POST /v1/chat/completions``, ``GET /v1/models`` and
+``GET /v1/models/{model}``.
 
 An adapter is chosen by naming it as ``model`` (as in vLLM). History that does not fit the
 context is trimmed as on ``/api/chat`` and reported in the ``X-Mnemo-History-Dropped`` header
@@ -18,7 +19,7 @@ from types import SimpleNamespace
 from flask import Blueprint, current_app, jsonify
 
 from ..errors import error_body
-from ..exceptions import ContextLengthExceeded
+from ..exceptions import ContextLengthExceeded, UnknownAdapter
 from ..openai_schema import tool_choice
 from ..service import (
     after_reply,
@@ -46,14 +47,28 @@ def _model_entry(model_id: str, parent: str | None = None) -> dict:
     return entry
 
 
-@bp.get("/models")
-def models():
+def _served() -> dict[str, dict]:
+    """The model and its adapters, by id, as OpenAI lists them."""
     eng = engine()
     eng.require_ready()
     # max_model_len as vLLM lists it: what a front (MNEMO_ENGINE_URL) budgets prompts by
-    data = [{**_model_entry(eng.model_id), "max_model_len": eng.context_window}] + [
-        _model_entry(a, eng.model_id) for a in eng.adapters]
-    return jsonify({"object": "list", "data": data})
+    served = {eng.model_id: {**_model_entry(eng.model_id), "max_model_len": eng.context_window}}
+    return served | {a: _model_entry(a, eng.model_id) for a in eng.adapters}
+
+
+@bp.get("/models")
+def models():
+    return jsonify({"object": "list", "data": list(_served().values())})
+
+
+@bp.get("/models/<path:model>")  # a hub id holds a slash ("org/name")
+def model_entry(model: str):
+    """One of them (the SDKs' ``models.retrieve``); an unknown id is OpenAI's 404."""
+    served = _served()
+    if model not in served:
+        raise UnknownAdapter(f"The model {model!r} does not exist; available: "
+                             f"{', '.join(served)}.")
+    return jsonify(served[model])
 
 
 @bp.post("/chat/completions")
