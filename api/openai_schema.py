@@ -344,6 +344,7 @@ def _generation(data: dict, preset_generation: dict) -> dict:
             if key == "top_p" and data[key] == 1:  # nor does top_p 1, which is no filter
                 continue
             why = ("temperature 0 decodes greedily" if "temperature" in data
+                   else "the preset searches with beams" if preset_generation.get("num_beams", 1) > 1
                    else "the preset decodes greedily")
             raise ValidationFailed(f"{key}: {why}, so {key} would change nothing; send a "
                                    f"temperature above 0 to sample, or leave {key} out.",

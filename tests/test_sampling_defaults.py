@@ -105,6 +105,10 @@ def test_both_apis_sample_as_the_model_says_when_the_request_names_nothing(sampl
     # the legal preset decodes by beam search: the model's sampling does not apply there
     legal = native.load_chat({"messages": USER, "template": "legal"}).params
     assert (legal.do_sample, legal.num_beams) == (False, 4)
+    # and a seed there would change nothing: refused, saying why
+    with pytest.raises(ValidationFailed, match="the preset searches with beams"):
+        openai.load_chat({"model": "m", "messages": USER, "seed": 3,
+                          "mnemo": {"template": "legal"}})
 
 
 def test_a_request_that_names_its_decoding_gets_it(sampling_model):
