@@ -224,7 +224,7 @@ class OpenAISchemas:
         if not chat or chat[-1]["role"] not in ("user", "tool"):
             errors["messages"] = ["The last non-system message must come from the user (or be "
                                   "a tool's result)."]
-        errors.update(_tool_errors(data, chat))
+        errors.update(_tool_errors(data))
         ext = data.get("mnemo") or {}
         if any(i >= len(chat) for i in ext.get("pinned", [])):
             errors["mnemo.pinned"] = [f"Pins index the {len(chat)} user and assistant messages "
@@ -244,13 +244,17 @@ def tool_choice(data: dict) -> str:
     return data.get("tool_choice", "auto") if data.get("tools") else "none"
 
 
-def _tool_errors(data: dict, chat: list[dict]) -> dict[str, list[str]]:
+def _tool_errors(data: dict) -> dict[str, list[str]]:
     """Tool messages answer calls of the assistant message before them; tools and the
-    choice agree; a required call and a response_format cannot both shape the reply."""
+    choice agree; a required call and a response_format cannot both shape the reply. A
+    message is named by its place in the request (``messages.3.content``, as marshmallow's
+    own errors name it), system messages counted."""
     errors: dict[str, list[str]] = {}
     calls: dict[str, str] = {}  # the open calls: id -> tool name
-    for i, m in enumerate(chat):
-        where = f"messages[{i}]"
+    for i, m in enumerate(data["messages"]):
+        if m["role"] in ("system", "developer"):
+            continue
+        where = f"messages.{i}"
         if m.get("tool_calls") and m["role"] != "assistant":
             errors[where + ".tool_calls"] = ["Only an assistant message calls tools."]
         if (m.get("tool_call_id") is None) != (m["role"] != "tool"):

@@ -161,16 +161,20 @@ def test_a_chat_ending_in_a_result_keeps_its_exchange_whole(sdk, model_id):
         "type": "array"}}}]}, "tools"),
     ({"tools": [{"type": "code_interpreter"}]}, "tools"),
     ({"messages": [user("hi"), {"role": "tool", "tool_call_id": "x", "content": "1"}]},
-     "messages[1].tool_call_id"),
+     "messages.1.tool_call_id"),
     ({"messages": [user("hi"), call_message("add", {}, "a"),
                    {"role": "tool", "tool_call_id": "b", "content": "1"}]},
-     "messages[2].tool_call_id"),
-    ({"messages": [{"role": "user", "content": None}]}, "messages[0].content"),
+     "messages.2.tool_call_id"),
+    ({"messages": [{"role": "user", "content": None}]}, "messages.0.content"),
+    # the request's own index, system messages counted
+    ({"messages": [{"role": "system", "content": "Be brief."}, user("hi"),
+                   {"role": "tool", "tool_call_id": "x", "content": "1"}]},
+     "messages.2.tool_call_id"),
     # as OpenAI: every call answered once, before anything else follows
-    ({"messages": [user("hi"), call_message("add", {}, "a"), user("and?")]}, "messages[2]"),
+    ({"messages": [user("hi"), call_message("add", {}, "a"), user("and?")]}, "messages.2"),
     ({"messages": [user("hi"), call_message("add", {}, "a"),
                    {"role": "tool", "tool_call_id": "a", "content": "1"},
-                   {"role": "tool", "tool_call_id": "a", "content": "1"}]}, "messages[3].tool_call_id"),
+                   {"role": "tool", "tool_call_id": "a", "content": "1"}]}, "messages.3.tool_call_id"),
     ({"messages": [user("hi"), {"role": "assistant", "tool_calls": [
         {"id": "a", "type": "function", "function": {"name": "add", "arguments": "{}"}},
         {"id": "b", "type": "function", "function": {"name": "add", "arguments": "{}"}}]},
@@ -180,7 +184,7 @@ def test_a_chat_ending_in_a_result_keeps_its_exchange_whole(sdk, model_id):
      "messages.1.tool_calls.0.function.name"),
     ({"messages": [user("hi"), {"role": "user", "content": "x", "tool_calls": [{
         "id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]},
-     "messages[1].tool_calls"),
+     "messages.1.tool_calls"),
 ])
 def test_bad_tool_requests_are_refused_naming_the_field(sdk, model_id, extra, param):
     kwargs = {"messages": [user("hi")], **extra}
