@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Flask
 
-from .admission import CpuGate, yield_to_engine
+from .admission import SLOTS, CpuGate, yield_to_engine
 from .config import Settings
 from .engine import Engine
 from .errors import register_error_handlers
@@ -44,12 +44,13 @@ def create_app(test_config: dict[str, Any] | None = None, *, freeze_start: bool 
     app.extensions["schemas"] = Schemas(settings, presets)
     app.extensions["openai_schemas"] = OpenAISchemas(settings, presets)
     app.extensions["memory"] = Memory.from_settings(settings)
-    # A request's own CPU work waits its turn and yields to the engine (api/admission.py). As
-    # many may wait as the engine holds (its batch and its queue): a burst it has room for is
-    # never refused before it reaches it, however slowly the prompts are prepared.
-    app.extensions["cpu_gate"] = CpuGate(max_waiting=settings.max_batch_size + settings.max_queue,
+    # A request's own CPU work waits its turn and yields to the engine (api/admission.py):
+    # those preparing and waiting, with what the engine holds, fit its batch and queue.
+    room = settings.max_batch_size + settings.max_queue
+    app.extensions["cpu_gate"] = CpuGate(max_waiting=max(0, room - SLOTS),
                                          wait=settings.generation_timeout,
-                                         busy=lambda: app.extensions["engine"].busy())
+                                         busy=lambda: app.extensions["engine"].busy(),
+                                         held=lambda: app.extensions["engine"].held())
     app.before_request(yield_to_engine)
 
     if settings.proxy_hops:  # client addresses from X-Forwarded-For, as many hops as trusted

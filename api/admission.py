@@ -5,9 +5,11 @@ rendering a preview, a summary's prompt) runs in its request thread, beside the 
 generation thread. Two rules keep it from slowing the replies already streaming:
 
 - **It waits its turn.** At most ``SLOTS`` requests do such work at once (``CpuGate``); the
-  others wait, and past as many waiting as the engine holds (``max_batch_size`` +
-  ``max_queue``) a request is a 429 ``overloaded`` with ``Retry-After``, as a full
-  generation queue is.
+  others wait while the engine has room for them: those preparing and waiting, with the
+  requests the engine runs or queues, are at most ``max_batch_size`` + ``max_queue``. Past
+  that a request is a 429 ``overloaded`` with ``Retry-After``, as a full generation queue is,
+  so a burst the engine has room for is never refused before it reaches it, and waiting
+  requests never take the request threads that answer the others' 429s and probes.
 - **It gives way while replies stream.** Long work calls ``pace()`` between slices (recall's
   embedding batches and term lists, the prompt's tokenizing blocks); while the engine has
   replies running, every slice is followed by a pause ``REST`` times as long, shared by all
@@ -73,14 +75,18 @@ def pace() -> None:
 
 
 class CpuGate:
-    """At most ``slots`` requests do CPU work at once; ``max_waiting`` may wait for a slot, at
-    most ``wait`` seconds; beyond either, a 429. ``busy`` says whether replies are streaming."""
+    """At most ``slots`` requests do CPU work at once; ``max_waiting`` less what the engine
+    holds (``held()``) may wait for a slot, at most ``wait`` seconds; beyond either, a 429.
+    ``busy`` says whether replies are streaming."""
 
     def __init__(self, slots: int = SLOTS, max_waiting: int = 64, wait: float = 60.0,
-                 busy: Callable[[], bool] = lambda: False, rest: float = REST):
+                 busy: Callable[[], bool] = lambda: False, rest: float = REST,
+                 held: Callable[[], int] = lambda: 0):
         self._slots = threading.BoundedSemaphore(slots)
         self._lock = threading.Lock()
+        self.slots = slots
         self.max_waiting, self.wait, self.busy, self.rest = max_waiting, wait, busy, rest
+        self.held = held
         self.waiting = self.active = 0
         self._resume_at = 0.0  # shared: no admitted request works before this time
         self.paused_s = 0.0  # seconds of pauses, for /metrics
@@ -106,7 +112,7 @@ class CpuGate:
         got = self._slots.acquire(blocking=False)  # a free slot: no wait, no queue
         if not got:
             with self._lock:
-                if self.waiting >= self.max_waiting:
+                if self.waiting >= self.max_waiting - self.held():
                     raise Overloaded(f"{self.waiting} requests are waiting to prepare their "
                                      "prompts; retry shortly.", retry_after=1)
                 self.waiting += 1

@@ -59,6 +59,10 @@ class Backend:
         ``admission``). A remote engine's replies run elsewhere."""
         return False
 
+    def held(self) -> int:
+        """Requests this backend runs or queues now (each holds a request thread)."""
+        return 0
+
     def readiness(self) -> dict:
         """For ``/readyz``: raises NotReady unless requests can be served now."""
         self.require_ready()

@@ -134,6 +134,34 @@ def test_a_burst_the_engine_has_room_for_is_not_refused_while_its_prompts_wait(a
     assert statuses == [200] * room
 
 
+def test_requests_the_engine_holds_leave_that_much_less_room_to_wait():
+    """Each request the engine runs or queues holds a request thread: waiting ones take only
+    what is left of its batch and queue, so the threads that answer 429s and probes stay free."""
+    held = {"n": 0}
+    gate = CpuGate(slots=1, max_waiting=3, wait=30, held=lambda: held["n"])
+    release = threading.Event()
+    holder = hold(gate, threading.Event(), release)  # the one slot is taken
+
+    def wait_its_turn():
+        with gate.admit():
+            pass
+
+    held["n"] = 2  # two streams in the engine: room for one to wait
+    waiters = [threading.Thread(target=wait_its_turn)]
+    waiters[0].start()
+    assert wait_for(lambda: gate.waiting == 1)
+    with pytest.raises(Overloaded), gate.admit():
+        pass
+    held["n"] = 0  # the streams ended: room for the rest again
+    waiters.append(threading.Thread(target=wait_its_turn))
+    waiters[1].start()
+    assert wait_for(lambda: gate.waiting == 2)
+    release.set()
+    for t in [holder, *waiters]:
+        t.join(30)
+    assert gate.waiting == gate.active == 0
+
+
 def test_a_request_served_on_the_main_thread_leaves_its_priority(app):
     """Flask's test client (or a sync worker) serves on the main thread, which also starts the
     engines built later: lowered once, every one of them would run at the requests' priority

@@ -244,6 +244,9 @@ class Engine(Backend):
     def busy(self) -> bool:
         return self.scheduler is not None and self.scheduler.active > 0
 
+    def held(self) -> int:
+        return self.scheduler.held if self.scheduler is not None else 0
+
     def not_ready_reason(self) -> str:
         return self.fault or super().not_ready_reason()
 

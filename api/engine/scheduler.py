@@ -114,6 +114,11 @@ class Scheduler:
     def steps(self) -> int:
         return self.runner.steps
 
+    @property
+    def held(self) -> int:
+        """Requests running or waiting here (what ``submit`` bounds by batch and queue)."""
+        return self._inflight
+
     def submit(self, request: GenRequest, still=None) -> Handle | None:
         """Queue a request, or raise Overloaded when too many are already waiting. ``still()``,
         asked once the request counts as in flight for its adapter and before it is queued:

@@ -284,6 +284,9 @@ class RemoteEngine(Backend):
                 raise NotReady(f"The model {self.not_ready_reason()}.", retry_after=5) from None
             self._stale = False
 
+    def held(self) -> int:
+        return self.in_flight
+
     def readiness(self) -> dict:
         self.require_ready()
         checked, problem = self._health
