@@ -313,6 +313,7 @@ class Generation:
         # ``tools.repeats_a_call``): the generation stops there with "stop"; the tokens made
         # before the engine saw the stop are counted in ``usage``, their text is not sent.
         self.ends_at: Callable[[str], bool] | None = None
+        self.ended_early = False  # it did
 
     def _watch(self) -> None:
         if client_gone(self._environ):
@@ -338,7 +339,7 @@ class Generation:
                     self.finish_reason, self.usage = chunk.finish_reason, chunk.usage
                 elif self.ends_at is not None and self.ends_at(self.text):
                     self.handle.cancel()
-                    stopped = True
+                    stopped = self.ended_early = True
                 yield chunk
         finally:
             self.close()

@@ -360,3 +360,53 @@ def test_a_repeated_call_is_seen_where_it_is_written_whole():
         "tool_calls": [json.loads(one)] * 2}
     assert calls_so_far('{"tool_calls":[' + one[:-3]) == '{"tool_calls":[' + one[:-3]
     assert calls_so_far('{"tool_calls":[]}') == '{"tool_calls":[]}'
+
+
+def _forced(items: int, arguments: dict) -> dict:
+    """A response_format that makes the reply a call array of ``items`` ping calls with
+    ``arguments`` (which ping, taking none, does not accept)."""
+    item = {"type": "object", "properties": {
+        "name": {"const": "ping"},
+        "arguments": {"type": "object", "properties": {k: {"const": v} for k, v in arguments.items()},
+                      "required": list(arguments), "additionalProperties": False}},
+        "required": ["name", "arguments"], "additionalProperties": False}
+    schema = {"type": "object", "properties": {"tool_calls": {
+        "type": "array", "items": item, "minItems": items, "maxItems": items}},
+        "required": ["tool_calls"], "additionalProperties": False}
+    return {"type": "json_schema", "json_schema": {"name": "calls", "schema": schema, "strict": True}}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_only_valid_calls_end_a_reply_where_they_repeat(live, model_id, stream):
+    """With tool_choice auto, a reply that repeats items which are no valid call (arguments
+    ping does not take) is text: it runs to its end, whole, as its response_format says."""
+    body = {"model": model_id, "messages": [user("Ping it.")], "tools": [PING],
+            "tool_choice": "auto", "response_format": _forced(3, {"x": 1}), "max_tokens": 64,
+            "temperature": 0, "stream": stream}
+    resp = post_json(live.url + "/v1/chat/completions", body)
+    if stream:
+        chunks = [d for _, d in parse_sse(resp.read().decode()) if d != "[DONE]"]
+        text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks)
+        finish = chunks[-1]["choices"][0]["finish_reason"]
+    else:
+        choice = json.load(resp)["choices"][0]
+        text, finish = choice["message"]["content"], choice["finish_reason"]
+    assert finish == "stop" and json.loads(text) == {
+        "tool_calls": [{"name": "ping", "arguments": {"x": 1}}] * 3}
+
+
+def test_a_cut_reply_is_a_call_only_where_a_required_call_shaped_it(live, model_id, tokenizer):
+    """Cut by max_tokens after one whole call: with tool_choice required the grammar made
+    every item a call, so the whole ones are returned; with auto the text is no call."""
+    one = '{"tool_calls":[{"name":"ping","arguments":{}}'
+    budget = len(tokenizer(one)["input_ids"]) + 2  # one whole call, then cut
+    base = {"model": model_id, "messages": [user("Ping it.")], "tools": [PING],
+            "max_tokens": budget, "temperature": 0}
+    auto = json.load(post_json(live.url + "/v1/chat/completions", {
+        **base, "tool_choice": "auto", "response_format": _forced(3, {})}))["choices"][0]
+    assert auto["finish_reason"] == "length" and auto["message"]["content"].startswith(one)
+    assert not auto["message"].get("tool_calls")
+    required = json.load(post_json(live.url + "/v1/chat/completions", {
+        **base, "tool_choice": "required", "max_tokens": budget}))["choices"][0]
+    assert [c["function"]["name"] for c in required["message"]["tool_calls"]] == ["ping"]
+    assert required["finish_reason"] in ("tool_calls", "length")

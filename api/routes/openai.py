@@ -22,6 +22,7 @@ from ..errors import error_body
 from ..exceptions import ContextLengthExceeded, UnknownAdapter
 from ..openai_schema import tool_choice
 from ..service import (
+    Generation,
     after_reply,
     engine,
     event_stream,
@@ -95,23 +96,30 @@ def chat_completions():
                      sum(g.usage.completion_tokens for g in gens)).as_dict()
 
     tools = data.get("tools") if tool_choice(data) != "none" else None
-    if tools:  # a reply that writes a call it has written already ends there
-        for gen in gens:
-            gen.ends_at = repeats_a_call
+    parallel, required = data.get("parallel_tool_calls", True), tool_choice(data) != "auto"
 
-    def calls(text: str, finish_reason: str | None) -> list[dict] | None:
-        """The reply's tool calls, if it is a whole call of the tools offered, or the calls
-        it wrote whole before the token limit cut it (its finish_reason stays "length")."""
-        if not tools or finish_reason not in ("stop", "length"):
+    def repeats(text: str) -> bool:  # a reply of valid calls that writes one again ends there
+        return repeats_a_call(text) and parse_calls(calls_so_far(text), tools, parallel,
+                                                    required) is not None
+
+    if tools:
+        for gen in gens:
+            gen.ends_at = repeats
+
+    def calls(gen: Generation, text: str) -> list[dict] | None:
+        """The reply's tool calls: a whole call of the tools offered; one that ended where it
+        repeated a call; or, shaped by a required call's grammar, the calls it wrote whole
+        before the token limit cut it (its finish_reason stays "length")."""
+        if not tools or gen.finish_reason not in ("stop", "length"):
             return None
-        return parse_calls(calls_so_far(text), tools, data.get("parallel_tool_calls", True),
-                           required=tool_choice(data) != "auto")
+        cut = gen.ended_early or (required and gen.finish_reason == "length")
+        return parse_calls(calls_so_far(text) if cut else text, tools, parallel, required)
 
     if not req.stream:
         choices = []
         for i, gen in enumerate(gens):
             gen.join()
-            called = calls(gen.text, gen.finish_reason)
+            called = calls(gen, gen.text)
             message = {"role": "assistant", "content": None, "tool_calls": called} if called \
                 else {"role": "assistant", "content": gen.text}
             choices.append({"index": i, "message": message, "logprobs": logprobs(gen.logprobs),
@@ -143,7 +151,7 @@ def chat_completions():
                     yield ": held\n\n"  # a comment: writing finds a client that has gone
                     continue
                 del held[i]
-                called = calls(text, finish)
+                called = calls(gens[i], text)
                 if called:
                     yield chunk(i, {"tool_calls": [
                         {"index": k, **call} for k, call in enumerate(called)]}, tokens=tokens)
