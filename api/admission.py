@@ -113,8 +113,9 @@ class CpuGate:
         if not got:
             with self._lock:
                 if self.waiting >= self.max_waiting - self.held():
-                    raise Overloaded(f"{self.waiting} requests are waiting to prepare their "
-                                     "prompts; retry shortly.", retry_after=1)
+                    many = f"{self.waiting} requests are" if self.waiting != 1 else "1 request is"
+                    raise Overloaded(f"{many} waiting to prepare their prompts; retry shortly.",
+                                     retry_after=1)
                 self.waiting += 1
             try:
                 got = self._slots.acquire(timeout=self.wait)

@@ -31,6 +31,7 @@ from concurrent.futures import Future
 import torch
 
 from ..exceptions import GenerationFailed, Overloaded
+from ..types import Usage
 from .budget import default_kv_tokens
 from .loader import Loaded
 from .output import Output
@@ -236,7 +237,7 @@ class Scheduler:
                 return
             block = False
             if handle.cancelled.is_set():
-                self.output.cancelled(handle)
+                self.output.cancelled(handle, Usage(len(handle.request.prompt_ids)))
                 continue
             try:
                 self._arrivals += 1
