@@ -8,6 +8,8 @@ marshmallow's errors into ``ValidationFailed`` with dotted field paths.
 
 from __future__ import annotations
 
+import re
+
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from .config import Settings
@@ -68,10 +70,13 @@ class StrictFloat(fields.Float):
 
 
 NOT_BLANK = r"\S"  # documented as a pattern; enforced by not_blank
+# What the pattern's \S skips in JSON Schema's (ECMA-262) reading: Python's whitespace, and the
+# byte-order mark U+FEFF, which ECMA counts as whitespace and Python does not.
+_VISIBLE = re.compile(r"[^\s\ufeff]")
 
 
 def not_blank(value: str) -> None:
-    if not value.strip():
+    if not _VISIBLE.search(value):
         raise ValidationError("Must not be empty or only whitespace.")
 
 

@@ -33,6 +33,8 @@ def still_serving(client):
     ({"messages": []}, "messages"),
     ({"messages": [{"role": "user", "content": ""}]}, "messages.0.content"),
     ({"messages": [{"role": "user", "content": "   "}]}, "messages.0.content"),
+    # whitespace as the contract's pattern (\S, ECMA-262) reads it: the BOM and NBSP included
+    ({"messages": [{"role": "user", "content": "\ufeff\u00a0\u2028\u3000\t"}]}, "messages.0.content"),
     ({"messages": [{"role": "user", "content": 5}]}, "messages.0.content"),
     ({"messages": [{"role": "robot", "content": "hi"}]}, "messages.0.role"),
     ({"messages": [{"role": "system", "content": "hi"}]}, "messages.0.role"),
