@@ -84,7 +84,6 @@ class CpuGate:
                  held: Callable[[], int] = lambda: 0):
         self._slots = threading.BoundedSemaphore(slots)
         self._lock = threading.Lock()
-        self.slots = slots
         self.max_waiting, self.wait, self.busy, self.rest = max_waiting, wait, busy, rest
         self.held = held
         self.waiting = self.active = 0

@@ -86,12 +86,11 @@ class Output:
         seq.logprobs = [(entry, start) for entry, start in seq.logprobs if start >= upto]
         return out
 
-    def cancelled(self, handle: Handle, usage: Usage | None = None) -> None:
-        """End a cancelled request; ``usage``: what it had made by then (a caller that stopped
-        it at a point of its own still counts the tokens)."""
-        handle.put(Chunk(finish_reason="cancelled", usage=Usage(usage.prompt_tokens,
-                                                                usage.completion_tokens)
-                         if usage is not None else Usage()))
+    def cancelled(self, handle: Handle, usage: Usage) -> None:
+        """End a cancelled request with what it had made by then (a caller that stopped it at
+        a point of its own still counts the tokens)."""
+        handle.put(Chunk(finish_reason="cancelled",
+                         usage=Usage(usage.prompt_tokens, usage.completion_tokens)))
         self._release(handle)
 
     def fail(self, seq_or_handle: Sequence | Handle, exc: BaseException) -> None:
