@@ -109,7 +109,35 @@ def worker_exit(server, worker):
 
 def post_worker_init(worker):
     """SIGTERM drains: the worker keeps accepting so new requests get a JSON 503 (not a refused
-    connection) while in-flight answers finish, then it exits (api/lifecycle.py)."""
+    connection) while in-flight answers finish, then it exits (api/lifecycle.py). And what
+    gunicorn itself refuses answers in Mnemo's JSON shape, not gunicorn's HTML page."""
+    from gunicorn import util
+
     from api.lifecycle import drain_on_sigterm
 
     drain_on_sigterm(worker)
+    util.write_error = write_json_error
+
+
+# The machine codes of the errors gunicorn answers before the app sees a request (a request line
+# or headers past the limits above, a malformed request line, header or chunk, an unsupported
+# transfer coding, ...), as deploy/nginx-mnemo.conf names nginx's own.
+_GUNICORN_CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long",
+                   417: "expectation_failed", 431: "headers_too_large", 500: "internal_error",
+                   501: "not_implemented"}
+
+
+def write_json_error(sock, status_int, reason, mesg):
+    """gunicorn's ``util.write_error`` with a JSON body: ``{"error": {"code", "message",
+    "status"}}``, the native shape. gunicorn's detail often quotes the request itself, so it is
+    cut to 200 characters."""
+    import json
+
+    from gunicorn import util
+
+    detail = f"{reason}: {mesg}" if mesg else reason
+    body = json.dumps({"error": {"code": _GUNICORN_CODES.get(status_int, "bad_request"),
+                                 "message": detail[:200], "status": status_int}}) + "\n"
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    util.write_nonblock(sock, (head + body).encode("ascii", "replace"))

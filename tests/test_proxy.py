@@ -164,6 +164,24 @@ def test_nginx_errors_are_json_and_streams_pass_unbuffered(stack):
     assert events[-1][0] == "done" and sum(1 for name, _ in events if name == "delta") >= 1
 
 
+def test_gunicorns_own_errors_are_json_without_nginx(stack):
+    """What gunicorn refuses before the app sees it answers in the native JSON shape, not
+    gunicorn's HTML page; its detail, which quotes the request, is cut."""
+    direct, _proxied = stack
+    for request, code in (
+            (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x", 414),  # request line > 8190
+            (b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 20_000, 431),
+            (b"G(T /healthz HTTP/1.1\r\nHost: x", 400),  # not a method's characters
+            (b"GET /healthz HTTP/7.1\r\nHost: x", 400),
+            (b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: y", 400),
+            (b"POST /api/chat HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: brotli", 501)):
+        status, headers, body = raw_http(direct, request + b"\r\nConnection: close\r\n\r\n")
+        assert status == code and headers["Content-Type"] == "application/json", (request[:30], body)
+        error = json.loads(body)["error"]
+        assert error["status"] == code and error["code"] and len(error["message"]) <= 200, error
+    assert probe(direct, timeout=10) == 200  # and it goes on serving
+
+
 def test_upstream_down_is_a_json_503(tiny_dir, tmp_path):
     with nginx_in_front(f"127.0.0.1:{free_port()}", tmp_path) as proxied:
         try:
