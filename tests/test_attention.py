@@ -118,11 +118,11 @@ def test_a_turn_over_a_long_history_on_the_default_model(smol_dir, tokenizer, mo
     want = turn_logits(lean, ids, 700, 64, use=False)
     assert len(calls) == len(lean.layers)
     error = (got - want).norm(dim=-1) / want.norm(dim=-1)
-    # Measured: int4 median 0.009, max 0.044; int8 0.010, 0.045 (the bmm and softmax this
-    # module ran before: 0.011, 0.052 and 0.010, 0.055). The same products in float32 by bmm
-    # instead of SDPA (only the summation order differs): median 0.009, max 0.035. A wrong
-    # head grouping or mask moves them by tens of percent. Top tokens agreed on 63 and 61 of
-    # 64 positions (int4, int8): the others are near-ties.
+    # Measured (prefills on the dequantized weights, as served): int4 median 0.010, max
+    # 0.042; int8 0.009, 0.035 (on the int kernels: 0.009, 0.044 and 0.010, 0.045). The same
+    # products in float32 by bmm instead of SDPA (only the summation order differs): median
+    # 0.009, max 0.035. A wrong head grouping or mask moves them by tens of percent. Top
+    # tokens agreed on 64 and 62 of 64 positions (int4, int8): the others are near-ties.
     assert error.median() < 2e-2 and error.max() < 0.1, (error.median(), error.max())
     assert (got.argmax(-1) == want.argmax(-1)).float().mean() >= 0.95
 
@@ -160,10 +160,9 @@ def test_bfloat16_keys_and_values_on_the_default_model(smol_dir, tokenizer, mode
     assert on.kv_dtype == torch.bfloat16 and off.kv_dtype is None and on.native is not None
     got, want = attend_everywhere(on, ids), attend_everywhere(off, ids)
     error = (got - want).norm(dim=-1) / want.norm(dim=-1)
-    # Measured: int4 median 0.010, max 0.040; int8 0.009, 0.060 (the long-history turn above:
-    # 0.009-0.010, 0.044-0.045). The top token agreed on 99 % of rows (int8's one-row steps:
-    # 59 of 61). A wrong dtype read as another (bits of bfloat16 as float32) or a lost
-    # position is off by far more.
+    # Measured: int4 median 0.009, max 0.064; int8 0.009, 0.054 (the long-history turn above:
+    # 0.009-0.010, 0.035-0.042). The top token agreed on 98-99 % of rows. A wrong dtype read
+    # as another (bits of bfloat16 as float32) or a lost position is off by far more.
     assert error.median() < 2e-2 and error.max() < 0.1, (error.median(), error.max())
     assert (got.argmax(-1) == want.argmax(-1)).float().mean() >= 0.95
 

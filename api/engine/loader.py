@@ -245,14 +245,7 @@ def load(settings: Settings) -> Loaded:
         specs[name] = spec = inspect(Path(path), model)
         model = attach(model, name, spec, read_weights(spec))
     model.to(device).eval()
-    if settings.quantize != "none":
-        dense = dense_weights(model, settings, device)
-        replaced = quantize(model, settings.quantize,
-                            Store.of(Path(source), settings.quantize, Path(settings.cache_dir)),
-                            dense=dense, dense_store=Store.of(Path(source), f"dense-{settings.quantize}",
-                                                              Path(settings.cache_dir)))
-    else:
-        replaced = 0
+    replaced = quantize_kept(model, settings, source, device)
     lean = lean_forward(model, settings, device, replaced)
     if lean is not None and replaced:
         native_decode(lean, settings)
@@ -272,6 +265,18 @@ def load(settings: Settings) -> Loaded:
                   quantize=settings.quantize,
                   context_window=int(window), adapters=specs,
                   eos_ids=frozenset(eos_ids), lean=lean, draft=draft)
+
+
+def quantize_kept(model, settings: Settings, source: str, device: torch.device) -> int:
+    """Quantize ``model`` as ``settings.quantize`` says, its layers (and their dequantized
+    weights, where ``dense_weights``) read from or kept in the cache directory; return how
+    many layers were replaced."""
+    if settings.quantize == "none":
+        return 0
+    cache = Path(settings.cache_dir)
+    return quantize(model, settings.quantize, Store.of(Path(source), settings.quantize, cache),
+                    dense=dense_weights(model, settings, device),
+                    dense_store=Store.of(Path(source), f"dense-{settings.quantize}", cache))
 
 
 def dense_weights(model, settings: Settings, device: torch.device) -> bool:
