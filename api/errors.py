@@ -28,7 +28,8 @@ class Shape:
     """How one kind of error answers: its status, machine code and OpenAI error type;
     ``openai_status`` and ``openai_code`` where ``/v1`` answers otherwise; ``param``, the
     request field at fault when the error itself names none (raised below the API, which
-    knows no field names)."""
+    knows no field names), as ``/v1`` spells it; ``field``, the same as the native API spells
+    it (its ``fields``)."""
 
     status: int
     code: str
@@ -37,6 +38,7 @@ class Shape:
     openai_code: str | None = None
     headers: tuple[tuple[str, str], ...] = ()
     param: str | None = None
+    field: str | None = None
 
 
 # The one table from the domain's errors to HTTP. A class not here answers as its nearest
@@ -44,14 +46,15 @@ class Shape:
 SHAPES: dict[type[MnemoError], Shape] = {
     MnemoError: Shape(500, "internal_error", SERVER),
     ex.ValidationFailed: Shape(400, "validation_error"),
-    ex.OutputUnsatisfiable: Shape(400, "validation_error", param="response_format"),
+    ex.OutputUnsatisfiable: Shape(400, "validation_error", param="response_format",
+                                  field="response_format"),
     ex.UnsupportedMediaType: Shape(415, "unsupported_media_type"),
     ex.ContextLengthExceeded: Shape(400, "context_length_exceeded"),
     ex.PresetLocked: Shape(400, "preset_locked"),
     ex.InvalidSummary: Shape(400, "invalid_summary"),
     # OpenAI answers an unknown model with 404 model_not_found
     ex.UnknownAdapter: Shape(400, "unknown_adapter", openai_status=404, openai_code="model_not_found",
-                             param="model"),
+                             param="model", field="adapter"),
     ex.UnsupportedByEngine: Shape(400, "unsupported_by_engine"),
     ex.EngineRefused: Shape(400, "engine_refused"),
     ex.Unauthorized: Shape(401, "unauthorized", "authentication_error",
@@ -103,8 +106,9 @@ def error_body(err: MnemoError, openai: bool) -> dict:
         return {"error": {"message": err.message, "type": shape.openai_type,
                           "param": err.param or shape.param, "code": shape.openai_code or shape.code}}
     body = {"code": shape.code, "message": err.message, "status": shape.status}
-    if err.fields:
-        body["fields"] = err.fields
+    fields = err.fields or ({shape.field: [err.message]} if shape.field else None)
+    if fields:
+        body["fields"] = fields
     return {"error": body}
 
 

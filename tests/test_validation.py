@@ -107,8 +107,23 @@ def test_unknown_route_and_wrong_method(client):
 
 
 def test_unknown_adapter_names_the_known_ones(client):
-    err = assert_error(client.post("/api/chat", json={**OK, "adapter": "nope"}), 400, "unknown_adapter")
+    err = assert_error(client.post("/api/chat", json={**OK, "adapter": "nope"}), 400,
+                       "unknown_adapter", field="adapter")
     assert "shouty" in err["message"]
+
+
+def test_an_error_raised_below_the_api_names_its_field_on_both_surfaces():
+    """The engine knows no field names; the API's table says which field each error is about,
+    in each surface's spelling."""
+    from api.errors import error_body
+    from api.exceptions import OutputUnsatisfiable, UnknownAdapter
+
+    cut = OutputUnsatisfiable("no token can continue the reply; simplify the schema.")
+    assert error_body(cut, openai=False)["error"]["fields"] == {"response_format": [cut.message]}
+    assert error_body(cut, openai=True)["error"]["param"] == "response_format"
+    gone = UnknownAdapter("The adapter 'x' was just unloaded.")
+    assert error_body(gone, openai=False)["error"]["fields"] == {"adapter": [gone.message]}
+    assert error_body(gone, openai=True)["error"]["param"] == "model"
 
 
 def test_context_too_long(tiny_dir, lora_dir, tmp_path_factory):
