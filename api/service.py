@@ -310,7 +310,7 @@ class Generation:
         self._recorded = False
         self._environ = request.environ  # whose connection is watched while this runs
         # Where the reply ends early, given the text so far (a call array that repeats a call,
-        # ``tools.repeats_a_call``): the generation stops there with "stop"; the tokens made
+        # ``tools.CallRepeats``): the generation stops there with "stop"; the tokens made
         # before the engine saw the stop are counted in ``usage``, their text is not sent.
         self.ends_at: Callable[[str], bool] | None = None
         self.ended_early = False  # it did

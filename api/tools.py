@@ -231,29 +231,52 @@ _OPENING = re.compile(r'\s*\{\s*"tool_calls"\s*:\s*\[\s*')
 _DECODER = json.JSONDecoder()
 
 
-def _written_calls(text: str) -> list | None:
-    """The whole items a reply that opens a call array has written so far (None: it does not
-    open one)."""
-    opening = _OPENING.match(text)
-    if opening is None:
-        return None
-    items, at = [], opening.end()
-    while True:
-        try:
-            item, at = _DECODER.raw_decode(text, at)
-        except ValueError:
-            return items
-        items.append(item)
-        while at < len(text) and text[at] in " \t\r\n,":
-            at += 1
+class WrittenCalls:
+    """The whole call objects a reply that opens a call array has written so far, read as the
+    reply grows: each ``read`` of the longer text parses only what came since the last whole
+    object (the reply is read again at every chunk; parsing it whole each time was quadratic
+    in its length). Reading stops at anything but an object: no call array holds one."""
+
+    def __init__(self) -> None:
+        self.items: list[dict] = []
+        self._at: int | None = None  # where the next item may start; None: no opening seen yet
+
+    def read(self, text: str) -> list[dict] | None:
+        """The objects written so far (None: ``text`` does not open a call array); ``text``
+        must extend the text of the previous call."""
+        if self._at is None:
+            opening = _OPENING.match(text)
+            if opening is None:
+                return None
+            self._at = opening.end()
+        while True:
+            at = self._at
+            while at < len(text) and text[at] in " \t\r\n,":
+                at += 1
+            if text[at:at + 1] != "{":
+                return self.items
+            try:
+                item, self._at = _DECODER.raw_decode(text, at)
+            except ValueError:
+                return self.items
+            self.items.append(item)
 
 
-def repeats_a_call(text: str) -> bool:
+class CallRepeats:
     """Whether a reply writing calls has just written one it wrote before: a small model,
     once it has made its call, tends to write it again until the array's limit or the token
-    budget is spent (eight times, or cut short with no call at all), so the reply ends there."""
-    items = _written_calls(text)
-    return bool(items) and items[-1] in items[:-1]
+    budget is spent (eight times, or cut short with no call at all), so the reply ends there.
+    Called with the reply at every chunk (``Generation.ends_at``); one per reply."""
+
+    def __init__(self) -> None:
+        self._calls = WrittenCalls()
+        self._seen = 0
+
+    def __call__(self, text: str) -> bool:
+        items = self._calls.read(text) or []
+        new, self._seen = items[self._seen:], len(items)
+        at = len(items) - len(new)
+        return any(item in items[:at + i] for i, item in enumerate(new))
 
 
 def calls_so_far(text: str) -> str:
@@ -263,7 +286,7 @@ def calls_so_far(text: str) -> str:
         json.loads(text)
         return text
     except ValueError:
-        items = _written_calls(text)
+        items = WrittenCalls().read(text)
         return json.dumps({"tool_calls": items}, ensure_ascii=False) if items else text
 
 

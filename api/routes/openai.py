@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import time
 import uuid
+from collections.abc import Callable
 from types import SimpleNamespace
 
 from flask import Blueprint, current_app, jsonify
@@ -33,7 +34,7 @@ from ..service import (
     sse,
     tokenizer,
 )
-from ..tools import calls_so_far, could_be_call, parse_calls, repeats_a_call
+from ..tools import CallRepeats, calls_so_far, could_be_call, parse_calls
 from ..types import TokenLogprob, Usage
 
 bp = Blueprint("openai", __name__, url_prefix="/v1")
@@ -98,13 +99,14 @@ def chat_completions():
     tools = data.get("tools") if tool_choice(data) != "none" else None
     parallel, required = data.get("parallel_tool_calls", True), tool_choice(data) != "auto"
 
-    def repeats(text: str) -> bool:  # a reply of valid calls that writes one again ends there
-        return repeats_a_call(text) and parse_calls(calls_so_far(text), tools, parallel,
-                                                    required) is not None
+    def repeats() -> Callable[[str], bool]:  # valid calls written again: the reply ends there
+        repeated = CallRepeats()
+        return lambda text: repeated(text) and parse_calls(
+            calls_so_far(text), tools, parallel, required) is not None
 
     if tools:
         for gen in gens:
-            gen.ends_at = repeats
+            gen.ends_at = repeats()
 
     def calls(gen: Generation, text: str) -> list[dict] | None:
         """The reply's tool calls: a whole call of the tools offered; one that ended where it
