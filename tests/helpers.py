@@ -83,14 +83,24 @@ class Held:
 
     def __init__(self, after: int):
         self.after = after
-        self._released = threading.Event()
+        self._released = False
+        self._changed = threading.Condition()
 
     def __call__(self, n: int) -> None:
-        if n > self.after:
-            self._released.wait(self.LIMIT)
+        with self._changed:
+            self._changed.wait_for(lambda: self._released or n <= self.after, self.LIMIT)
+
+    def allow(self, more: int) -> None:
+        """Let ``more`` forwards past the held one run, then hold again (a reply that grows
+        by a step while the test watches, and is still running after)."""
+        with self._changed:
+            self.after += more
+            self._changed.notify_all()
 
     def release(self) -> None:
-        self._released.set()
+        with self._changed:
+            self._released = True
+            self._changed.notify_all()
 
 
 _fronts: dict[int, tuple] = {}

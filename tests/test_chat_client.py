@@ -17,7 +17,7 @@ from client.cli import Printable
 from client.session import Session
 from client.store import Store
 from tests.conftest import ROOT, LiveServer, free_port, run_gunicorn, tiny_live
-from tests.helpers import post_json, sleep_each_step, user, wait_for, wrap_forward
+from tests.helpers import post_json, user, wait_for, wrap_forward
 
 
 def chat(url, directory, *args, text="Hello there", timeout=120):
@@ -114,10 +114,12 @@ def test_ctrl_c_stops_the_reply_and_keeps_it_marked_stopped(app, live, tmp_path,
     assert "stopped" in proc.stderr.read()
 
 
-def test_two_clients_on_one_conversation_keep_both_turns(app, live, tmp_path, monkeypatch):
-    wrap_forward(monkeypatch, app, sleep_each_step(0.01))
+def test_two_clients_on_one_conversation_keep_both_turns(app, live, tmp_path, hold):
+    held = hold(app, after=0)  # no reply starts before all four questions have been sent
     procs = [start(live.url, tmp_path, "-c", "demo", "--max-tokens", "24", text=f"Question {i}")
              for i in range(4)]
+    assert wait_for(lambda: app.extensions["engine"].scheduler.held == 4)
+    held.release()
     for proc in procs:
         assert proc.wait(timeout=60) == 0, proc.stderr.read()
     messages = saved(tmp_path)["messages"]
@@ -288,13 +290,20 @@ def test_a_history_longer_than_the_server_accepts_still_works(live, tmp_path):
     assert saved(tmp_path, "long")["messages"][-1]["report"]["received"] == 50  # the server's max
 
 
-def test_a_reader_that_goes_away_leaves_a_saved_turn_and_no_traceback(app, live, tmp_path,
-                                                                      monkeypatch):
-    wrap_forward(monkeypatch, app, sleep_each_step(0.02))
-    run = subprocess.run(f"echo 'Tell me a story' | {ROOT}/scripts/chat --url {live.url} "
-                         f"--dir {tmp_path} -c demo --max-tokens 64 | head -c 1",
-                         shell=True, capture_output=True, text=True, timeout=60)
-    assert "Traceback" not in run.stderr
+def test_a_reader_that_goes_away_leaves_a_saved_turn_and_no_traceback(app, live, tmp_path, hold):
+    held = hold(app)  # the reply is still coming when its reader has gone
+    client = subprocess.Popen([str(ROOT / "scripts" / "chat"), "--url", live.url, "--dir",
+                               str(tmp_path), "-c", "demo", "--max-tokens", "64"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(["head", "-c", "1"], stdin=client.stdout, stdout=subprocess.DEVNULL)
+    client.stdout.close()  # the reader holds the pipe's only reading end
+    client.stdin.write("Tell me a story\n")
+    client.stdin.close()
+    assert reader.wait(timeout=60) == 0
+    held.release()
+    client.wait(timeout=60)
+    assert "Traceback" not in client.stderr.read()
     messages = saved(tmp_path)["messages"]
     assert messages[0]["status"] in ("ok", "failed") and "pending" not in [
         m["status"] for m in messages] and "streaming" not in [m["status"] for m in messages]

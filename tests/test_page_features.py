@@ -8,7 +8,6 @@ import json
 
 from playwright.sync_api import expect
 
-from tests.helpers import sleep_each_step, wrap_forward
 from tests.pages import (
     downloaded,
     open_page,
@@ -202,7 +201,7 @@ def test_search_opens_the_branch_that_holds_the_match(context, live):
     expect(page.locator(".msg.user .versions")).to_contain_text("1/2")
 
 
-def test_keyboard_shortcuts(browser, live, app, monkeypatch):
+def test_keyboard_shortcuts(browser, live, app, hold):
     ctx = browser.new_context()
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.url)
     try:
@@ -228,13 +227,14 @@ def test_keyboard_shortcuts(browser, live, app, monkeypatch):
         page.keyboard.press("Shift+Escape")
         expect(page.locator("#input")).to_be_focused()
 
-        wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+        held = hold(app)
         set_max_new_tokens(page, 64)
         send(page, "Talk for a while")
-        wait_partial_reply(page, 3)
+        wait_partial_reply(page, 3)  # and held there
         page.keyboard.press("Escape")  # stops the reply
         wait_reply(page, 4)
         expect(page.locator(".msg.assistant").last.locator(".meta")).to_contain_text("stopped")
+        held.release()
 
         first = stored(page)
         page.keyboard.press("Alt+Shift+N")

@@ -9,7 +9,6 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers import sleep_each_step, wrap_forward
 from tests.pages import open_page, send, set_max_new_tokens, wait_reply
 
 RENDER = """(text) => { const d = document.createElement('div'); d.id = 'probe';
@@ -151,11 +150,11 @@ def test_copy_button_copies_the_code(browser, live):
         ctx.close()
 
 
-def test_streaming_rerenders_only_the_reply_being_written(context, live, app, monkeypatch):
+def test_streaming_rerenders_only_the_reply_being_written(context, live, app, hold):
     page = open_page(context, live.url)
     send(page, "first")
     wait_reply(page, 2)
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    held = hold(app)
     set_max_new_tokens(page, 40)
     send(page, "second")
     page.wait_for_function("() => document.querySelectorAll('.msg').length === 4 && "
@@ -164,7 +163,10 @@ def test_streaming_rerenders_only_the_reply_being_written(context, live, app, mo
     page.evaluate("document.querySelectorAll('.msg .body').forEach((n) => { n.__kept = true; })")
     growing = page.evaluate("document.querySelectorAll('.msg .body')[3].textContent.length")
     assert page.get_attribute(".msg.assistant >> nth=1", "aria-busy") == "true"
+    held.allow(8)  # the reply grows by eight steps, and is held again, still streaming
     page.wait_for_function(f"() => document.querySelectorAll('.msg .body')[3].textContent.length > {growing}")
+    assert page.get_attribute(".msg.assistant >> nth=1", "aria-busy") == "true"
     assert page.evaluate("[...document.querySelectorAll('.msg .body')].slice(0, 3).every((n) => n.__kept)")
+    held.release()
     wait_reply(page, 4)
     assert page.get_attribute(".msg.assistant >> nth=1", "aria-busy") is None

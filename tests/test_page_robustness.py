@@ -5,10 +5,10 @@ stored data, shortcuts during an edit, focus after actions, phone-width overflow
 from __future__ import annotations
 
 import json
+import re
 
 from playwright.sync_api import expect
 
-from tests.helpers import sleep_each_step, wrap_forward
 from tests.pages import (
     downloaded,
     open_page,
@@ -26,19 +26,21 @@ def import_json(page, data):
         "name": "in.json", "mimeType": "application/json", "buffer": json.dumps(data).encode()}])
 
 
-def test_two_tabs_writing_one_conversation_lose_nothing(context, live, app, monkeypatch):
+def test_two_tabs_writing_one_conversation_lose_nothing(context, live, app, hold):
     a = open_page(context, live.url)
     send(a, "Question from A")
     wait_reply(a, 2)
     b = open_page(context, live.url)  # the same conversation
     expect(b.locator(".msg")).to_have_count(2)
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    held = hold(app)
     set_max_new_tokens(a, 48)
     send(a, "A talks for a while")
-    wait_partial_reply(a, 3)
+    wait_partial_reply(a, 3)  # and held there: B writes while A's reply is still streaming
     b.once("dialog", lambda d: d.accept("Renamed in B"))
     b.click("#rename-conv")
     b.locator(".msg").first.get_by_role("button", name="Pin").click()
+    expect(b.locator(".msg").first).to_have_class(re.compile(r"\bpinned\b"))
+    held.release()
     wait_reply(a, 4)
     conv = stored(a)[0]
     assert conv["title"] == "Renamed in B"  # B's rename survived A's saves
@@ -49,9 +51,12 @@ def test_two_tabs_writing_one_conversation_lose_nothing(context, live, app, monk
     expect(a.locator("#conv-title")).to_have_text("Renamed in B")
     # B sends while A streams: both exchanges are kept.
     wait_reply(b, 4)
+    held = hold(app)
     send(a, "A again")
     a.wait_for_selector(".msg[aria-busy='true']")
     send(b, "B meanwhile")
+    b.wait_for_selector(".msg[aria-busy='true']")
+    held.release()
     wait_reply(a, 6)
     wait_reply(b, 6)
     users = [m["content"] for m in stored(a)[0]["messages"] if m["role"] == "user"]
@@ -108,7 +113,7 @@ def test_a_tab_writing_from_a_stale_read_loses_nothing_of_the_other_tab(context,
 
 
 def test_two_tabs_changing_different_fields_of_one_message_and_of_the_settings_keep_both(
-        context, live, app, monkeypatch):
+        context, live, app, hold):
     """Tab B pins the question tab A is still answering and sets the maximum turns, while A,
     from a stale view, sets the temperature and then marks the question answered: the pin and
     the status are two fields of one message, the two settings two keys of one object, and
@@ -118,10 +123,10 @@ def test_two_tabs_changing_different_fields_of_one_message_and_of_the_settings_k
     wait_reply(a, 2)
     b = open_page(context, live.url)
     expect(b.locator(".msg")).to_have_count(2)
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    held = hold(app)
     set_max_new_tokens(a, 48)
     send(a, "A talks for a while")
-    wait_partial_reply(a, 3)
+    wait_partial_reply(a, 3)  # and held there until both tabs have made their changes
     b.wait_for_function("() => document.querySelectorAll('.msg').length === 4")
     release = stale_view(a)  # from here A's saves cannot see B's changes
     question = b.locator(".msg.user").nth(1)
@@ -134,6 +139,7 @@ def test_two_tabs_changing_different_fields_of_one_message_and_of_the_settings_k
     b.dispatch_event("#set-max-turns", "change")
     a.fill("#set-temperature", "0.5")
     a.dispatch_event("#set-temperature", "change")
+    held.release()
     wait_reply(a, 4)  # A's last save marks the question answered
     release()
     a.fill("#input", "")  # a later change in A: its save now meets B's copy
@@ -206,13 +212,15 @@ def test_a_tab_renaming_from_a_stale_read_deletes_no_message_of_the_other_tab(co
     assert a.errors == [] and b.errors == []
 
 
-def test_opening_the_conversation_being_written_keeps_its_reply(context, live, app, monkeypatch):
+def test_opening_the_conversation_being_written_keeps_its_reply(context, live, app, hold):
     page = open_page(context, live.url)
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    held = hold(app, after=16)
     set_max_new_tokens(page, 40)
     send(page, "Write something")
     wait_partial_reply(page, 5)
     page.locator("#conv-list .conv-open").first.click()  # the open conversation itself
+    expect(page.locator(".msg.assistant")).to_have_attribute("aria-busy", "true")
+    held.release()
     wait_reply(page, 2)
     conv = stored(page)[0]
     shown = page.locator(".msg.assistant .body").inner_text().strip()
@@ -394,13 +402,13 @@ def test_long_unbroken_text_stays_within_a_phone_screen(browser, live):
         ctx.close()
 
 
-def test_renaming_from_the_list_keeps_what_another_tab_wrote_meanwhile(context, live, app, monkeypatch):
+def test_renaming_from_the_list_keeps_what_another_tab_wrote_meanwhile(context, live, app, hold):
     a = open_page(context, live.url)
     b = open_page(context, live.url)
     b.click("#new-conv")
     send(b, "B's own")  # B shows another conversation
     wait_reply(b, 2)
-    wrap_forward(monkeypatch, app, sleep_each_step(0.05))
+    held = hold(app)
     set_max_new_tokens(a, 32)
     send(a, "A writes here")
     wait_partial_reply(a, 3)
@@ -414,6 +422,7 @@ def test_renaming_from_the_list_keeps_what_another_tab_wrote_meanwhile(context, 
             break
         b.wait_for_timeout(50)
     assert len(dialogs) == 1
+    held.release()  # A's reply ends while B's prompt is open
     wait_reply(a, 2)
     final = next(c for c in stored(a) if c["title"] == "A writes here")["messages"]
     dialogs[0].accept("Renamed")
