@@ -229,6 +229,6 @@ def build_spec(app) -> dict:
     spec.path("/docs", operations={"get": op(
         "This document, for people", {"200": {"description": "HTML.", **html}}, open_route=True)})
     spec.path("/openapi.json", operations={"get": op(
-        "This document", {"200": {"description": "OpenAPI 3.0 JSON.", "content": {
+        "This document", {"200": {"description": "OpenAPI 3.1 JSON.", "content": {
             "application/json": {"schema": {"type": "object"}}}}}, open_route=True)})
     return spec.to_dict()

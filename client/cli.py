@@ -53,6 +53,8 @@ def report_line(reply: dict) -> str:
         parts.append(f"tokens {u['prompt_tokens']} in, {u['completion_tokens']} out")
     if reply.get("status") == "stopped":
         parts.append("stopped")
+    elif reply.get("finish_reason") == "length":
+        parts.append("cut at the token limit (--max-tokens)")
     if reply.get("compaction"):
         parts.append("summary failed: " + reply["compaction"].get("reason", ""))
     return "[" + " · ".join(parts) + "]" if parts else ""
@@ -99,7 +101,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="scripts/chat", description="Chat with a Mnemo server from "
                                 "the terminal; conversations are kept as files.", epilog=EXAMPLES,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8000"))
+    p.add_argument("--url", default=os.environ.get("MNEMO_URL", "http://127.0.0.1:8000"),
+                   help="the server (or MNEMO_URL; default %(default)s)")
     p.add_argument("--api-key", default=os.environ.get("MNEMO_API_KEY"),
                    help="or MNEMO_API_KEY")
     p.add_argument("--conversation", "-c", help="resume or create this conversation")
@@ -199,7 +202,7 @@ def piped(session: Session) -> int:
         print("error: nothing to send on standard input", file=sys.stderr)
         return 2
     try:
-        session.ask(text)
+        reply = session.ask(text)
     except KeyboardInterrupt:
         print("\n(stopped; the partial reply is saved)", file=sys.stderr)
         return 130
@@ -212,6 +215,8 @@ def piped(session: Session) -> int:
         print(f"\nerror: {_why(err)}; your message is saved ({hint})", file=sys.stderr)
         return 1
     print()
+    if reply.get("finish_reason") == "length":  # stdout holds the reply alone
+        print("(the reply was cut at the token limit; --max-tokens raises it)", file=sys.stderr)
     return 0
 
 

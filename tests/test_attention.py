@@ -207,7 +207,7 @@ def test_bf16_attention_only_where_onednn_multiplies_bfloat16(smol_dir, monkeypa
     assert not loader.bf16_attention(quantized, Settings.load(overrides={
         "adapters": {}, "quantize": "int4", "bf16_attention": False}))
     monkeypatch.setattr(loader, "dense_unsupported", lambda: "bf16 path needs avx512bw")
-    with caplog.at_level("INFO", logger="mnemo.loader"):
+    with caplog.at_level("DEBUG", logger="mnemo.loader"):
         assert not loader.bf16_attention(quantized, settings)
     assert "keys, values and attention stay float32 (SDPA), not bfloat16: bf16 path needs avx512bw" \
         in caplog.text

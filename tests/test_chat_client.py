@@ -71,6 +71,9 @@ def test_piped_use_prints_only_the_reply_and_resumes_across_restarts(live, tmp_p
     assert first.stdout == shown(reply["content"]) + "\n"  # only the reply
     assert [m["status"] for m in conv["messages"]] == ["ok", "ok"]
     assert reply["report"]["received"] == 1 and reply["usage"]["completion_tokens"] >= 1
+    # a reply cut by the 8-token limit says so on stderr, stdout holding the reply alone
+    assert reply["finish_reason"] in ("length", "stop")
+    assert ("cut at the token limit" in first.stderr) == (reply["finish_reason"] == "length")
     second = chat(live.url, tmp_path, "-c", "demo", "--max-tokens", "8", text="What is my name?")
     assert second.returncode == 0, second.stderr
     conv = saved(tmp_path)

@@ -405,7 +405,7 @@ def test_a_cpu_without_bfloat16_products_multiplies_in_float32(tiny_dir, tmp_pat
 
     script = f"""
 import json, logging, torch
-logging.basicConfig(level=logging.INFO)
+logging.basicConfig(level=logging.DEBUG)
 from api.config import Settings
 from api.engine.loader import load
 from api.engine.quantize import QuantLinear

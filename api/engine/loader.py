@@ -291,7 +291,8 @@ def dense_weights(model, settings: Settings, device: torch.device) -> bool:
         return False
     without = dense_unsupported()
     if without is not None:
-        log.info("products of %d rows or more multiply dequantized weights in float32 "
+        # how the numbers are multiplied, not what an operator chooses: the debug log
+        log.debug("products of %d rows or more multiply dequantized weights in float32 "
                  "(4 bytes a weight), not bfloat16: %s", DENSE_ROWS[torch.float32], without)
     return True
 
@@ -306,7 +307,7 @@ def bf16_attention(model, settings: Settings) -> bool:
         return False
     why = dense_unsupported()
     if why is not None:
-        log.info("keys, values and attention stay float32 (SDPA), not bfloat16: %s", why)
+        log.debug("keys, values and attention stay float32 (SDPA), not bfloat16: %s", why)
     return why is None
 
 

@@ -95,7 +95,7 @@ def load(cache_dir: Path) -> ModuleType | None:
         return None
     module = _import(name, library)
     if module is not None:
-        log.info("one-row decode steps run natively (%s)", library)
+        log.debug("one-row decode steps run natively (%s)", library)  # the ready line says so
     return module
 
 
