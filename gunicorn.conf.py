@@ -131,10 +131,15 @@ def write_json_error(sock, status_int, reason, mesg):
     """gunicorn's ``util.write_error`` with a JSON body: ``{"error": {"code", "message",
     "status"}}``, the native shape. gunicorn's detail often quotes the request itself, so it is
     cut to 200 characters."""
+    import contextlib
     import json
+    from http import HTTPStatus
 
     from gunicorn import util
 
+    # gunicorn passes "Bad Request" with its 501 and 500 too: the status's own phrase instead
+    with contextlib.suppress(ValueError):
+        reason = HTTPStatus(status_int).phrase
     detail = f"{reason}: {mesg}" if mesg else reason
     body = json.dumps({"error": {"code": _GUNICORN_CODES.get(status_int, "bad_request"),
                                  "message": detail[:200], "status": status_int}}) + "\n"

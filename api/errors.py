@@ -106,7 +106,8 @@ def error_body(err: MnemoError, openai: bool) -> dict:
         return {"error": {"message": err.message, "type": shape.openai_type,
                           "param": err.param or shape.param, "code": shape.openai_code or shape.code}}
     body = {"code": shape.code, "message": err.message, "status": shape.status}
-    fields = err.fields or ({shape.field: [err.message]} if shape.field else None)
+    field = err.param or shape.field  # where the error names none, the field it is about
+    fields = err.fields or ({field: [err.message]} if field else None)
     if fields:
         body["fields"] = fields
     return {"error": body}

@@ -54,9 +54,66 @@ def closed_objects(schema: object) -> object:
     return out
 
 
+MAX_DEPTH = 256  # JSON levels of a schema, its local references followed
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _check_depth(root: object) -> None:
+    """Raise _TooDeep where ``root`` nests past MAX_DEPTH levels, each local ``$ref`` followed
+    where it stands (a reference back into one being followed counts once). The grammar
+    engine's own stack overflowed on a chain of 1,100 references: the worker died (SIGSEGV),
+    where a schema nested that deep inline gets its error."""
+    heights: dict[str, int] = {}  # a reference's target: how deep it nests below it
+    following: set[str] = set()
+
+    def target(ref: str) -> object:
+        node = root
+        for part in ref[2:].split("/") if ref.startswith("#/") else []:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                return None
+        return node if ref.startswith("#") else None
+
+    def height(node: object, level: int) -> int:
+        if level > MAX_DEPTH:
+            raise _TooDeep
+        below = 0
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref not in following:
+                if ref not in heights and (found := target(ref)) is not None:
+                    following.add(ref)
+                    heights[ref] = height(found, level + 1)
+                    following.discard(ref)
+                below = heights.get(ref, 0)
+                if level + below > MAX_DEPTH:
+                    raise _TooDeep
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                below = max(below, height(child, level + 1))
+        return below + 1
+
+    height(root, 0)
+
+
 def check_enforceable(schema_json: str) -> None:
     """Raise ValidationError naming what the grammar engine could not enforce in the schema."""
-    fraction = _fractional_multiple(json.loads(schema_json))
+    schema = json.loads(schema_json)
+    try:
+        _check_depth(schema)
+    except _TooDeep:
+        raise ValidationError(f"This JSON schema cannot be enforced: it nests deeper than "
+                              f"{MAX_DEPTH} levels (its $ref references followed). Flatten it."
+                              ) from None
+    fraction = _fractional_multiple(schema)
     if fraction is not None:  # the engine fails on some of these mid-reply (NoExtensionBias)
         raise ValidationError(f"This JSON schema cannot be enforced: multipleOf {fraction} is "
                               "not a whole number. Leave it out, or scale the value to one.")

@@ -228,38 +228,59 @@ def parse_calls(text: str, tools: list[Tool], parallel: bool,
 
 
 _OPENING = re.compile(r'\s*\{\s*"tool_calls"\s*:\s*\[\s*')
-_DECODER = json.JSONDecoder()
 
 
 class WrittenCalls:
     """The whole call objects a reply that opens a call array has written so far, read as the
-    reply grows: each ``read`` of the longer text parses only what came since the last whole
-    object (the reply is read again at every chunk; parsing it whole each time was quadratic
-    in its length). Reading stops at anything but an object: no call array holds one."""
+    reply grows: each ``read`` of the longer text scans only the characters that came since the
+    last (strings and nesting tracked), and parses an object once, when it closes. Parsing the
+    reply, or even the call being written, again at every chunk was quadratic in its length.
+    Reading stops at anything but an object, or one that does not parse: no call array holds
+    one."""
 
     def __init__(self) -> None:
         self.items: list[dict] = []
-        self._at: int | None = None  # where the next item may start; None: no opening seen yet
+        self._scanned: int | None = None  # how far the text is read; None: no opening seen yet
+        self._start = 0  # where the object being written began
+        self._depth = 0  # its open brackets
+        self._in_string = self._escaped = self._stopped = False
 
     def read(self, text: str) -> list[dict] | None:
         """The objects written so far (None: ``text`` does not open a call array); ``text``
         must extend the text of the previous call."""
-        if self._at is None:
+        if self._scanned is None:
             opening = _OPENING.match(text)
             if opening is None:
                 return None
-            self._at = opening.end()
-        while True:
-            at = self._at
-            while at < len(text) and text[at] in " \t\r\n,":
-                at += 1
-            if text[at:at + 1] != "{":
-                return self.items
-            try:
-                item, self._at = _DECODER.raw_decode(text, at)
-            except ValueError:
-                return self.items
-            self.items.append(item)
+            self._scanned = opening.end()
+        at, self._scanned = self._scanned, len(text)
+        while at < len(text) and not self._stopped:
+            c = text[at]
+            if self._depth == 0:
+                if c == "{":
+                    self._start, self._depth = at, 1
+                elif c not in " \t\r\n,":
+                    self._stopped = True  # the array's end, or an item that is no call
+            elif self._in_string:
+                if self._escaped:
+                    self._escaped = False
+                elif c == "\\":
+                    self._escaped = True
+                elif c == '"':
+                    self._in_string = False
+            elif c == '"':
+                self._in_string = True
+            elif c in "{[":
+                self._depth += 1
+            elif c in "}]":
+                self._depth -= 1
+                if self._depth == 0:
+                    try:
+                        self.items.append(json.loads(text[self._start:at + 1]))
+                    except (ValueError, RecursionError):  # mismatched brackets, bad values
+                        self._stopped = True
+            at += 1
+        return self.items
 
 
 class CallRepeats:

@@ -91,7 +91,7 @@ class Held:
             self._changed.wait_for(lambda: self._released or n <= self.after, self.LIMIT)
 
     def allow(self, more: int) -> None:
-        """Let ``more`` forwards past the held one run, then hold again (a reply that grows
+        """Let ``more`` more forwards run (the held one first), then hold again (a reply that grows
         by a step while the test watches, and is still running after)."""
         with self._changed:
             self.after += more

@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from http import HTTPStatus
 
 import pytest
 
@@ -179,6 +180,7 @@ def test_gunicorns_own_errors_are_json_without_nginx(stack):
         assert status == code and headers["Content-Type"] == "application/json", (request[:30], body)
         error = json.loads(body)["error"]
         assert error["status"] == code and error["code"] and len(error["message"]) <= 200, error
+        assert error["message"].startswith(HTTPStatus(code).phrase), error  # 501's too
     assert probe(direct, timeout=10) == 200  # and it goes on serving
 
 

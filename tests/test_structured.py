@@ -30,6 +30,10 @@ MAX = 64  # the tiny app's max_new_tokens_limit
 DEEP = {"type": "string"}
 for _ in range(300):
     DEEP = {"type": "object", "properties": {"a": DEEP}}
+# found by a hostile review: 1,500 references in a chain (85 KB) overflowed the grammar
+# engine's stack and killed the worker (SIGSEGV) before any error could be raised
+CHAIN = {"$defs": {f"a{i}": {"type": "array", "items": {"$ref": f"#/$defs/a{i + 1}"}}
+                   for i in range(1500)} | {"a1500": {"type": "integer"}}, "$ref": "#/$defs/a0"}
 
 
 def fmt(schema: dict, strict: bool | None = True, name: str = "reply") -> dict:
@@ -109,6 +113,7 @@ def test_strict_closes_objects_that_leave_extra_keys_unsaid_and_nothing_else():
     ({"type": ["json_object"]}, "type must be"),
     (fmt({"type": "number", "maximum": float("nan")}), "NaN"),
     (fmt(DEEP), "cannot be enforced"),
+    (fmt(CHAIN), "nests deeper than 256 levels"),
 ])
 def test_bad_formats_are_refused_naming_the_problem(value, names):
     with pytest.raises(ValidationError, match=names):
