@@ -10,6 +10,10 @@ Every value can be overridden with the MNEMO_GUNICORN_* variables below or on th
 
 import os
 
+# Before the master imports torch (on_starting) and its workers inherit it: OpenMP threads that
+# sleep, not spin, while they wait (wsgi.py says why; OMP_WAIT_POLICY=ACTIVE spins).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 bind = os.environ.get("MNEMO_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("MNEMO_WORKERS", "1"))
 worker_class = "gthread"  # the sync worker would kill long streams at `timeout`
