@@ -127,9 +127,9 @@ S.onError((kind, detail) => {
 // Used space against the quota, asked-for persistence, and a warning well before it is full.
 function showStorage() {
   const u = S.usage(), mb = (chars) => (chars * 2 / 1048576).toFixed(chars * 2 < 1048576 ? 2 : 1);
-  const kept = app.persisted === true ? "kept persistently" : "the browser may clear it when disk space runs low";
+  const kept = app.persisted === true ? "kept persistently" : "not persistent, so export what matters";
   const pct = u.fraction < 0.01 ? "under 1 %" : `${Math.round(u.fraction * 100)} %`;
-  $("storage").textContent = `Storage: ${mb(u.chars)} of about ${mb(u.quota)} MB used (${pct}); ${kept}.`;
+  $("storage").textContent = `Storage: ${mb(u.chars)} MB of about ${mb(u.quota)} MB used (${pct}); ${kept}.`;
   if (u.fraction >= 0.8 && !storageWarned) {
     storageWarned = true;
     banner(`Browser storage is ${Math.round(u.fraction * 100)} % full. Export your conversations and delete old ones before it fills.`,
