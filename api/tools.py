@@ -299,6 +299,11 @@ class CallRepeats:
         at = len(items) - len(new)
         return any(item in items[:at + i] for i, item in enumerate(new))
 
+    def array(self) -> str:
+        """The calls read so far as a whole call array (what ``calls_so_far`` would make of
+        the text, without reading it again)."""
+        return json.dumps({"tool_calls": self._calls.items}, ensure_ascii=False)
+
 
 def calls_so_far(text: str) -> str:
     """``text`` as a whole call array: itself if it parses, else the calls it wrote whole

@@ -102,7 +102,7 @@ def chat_completions():
     def repeats() -> Callable[[str], bool]:  # valid calls written again: the reply ends there
         repeated = CallRepeats()
         return lambda text: repeated(text) and parse_calls(
-            calls_so_far(text), tools, parallel, required) is not None
+            repeated.array(), tools, parallel, required) is not None
 
     if tools:
         for gen in gens:
