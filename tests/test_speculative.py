@@ -26,6 +26,7 @@ from .helpers import tokenizer_of
 pytestmark = pytest.mark.slow  # the default model
 
 TOPICS = ("the ocean", "bread baking", "the history of chess", "volcanoes", "a city at night")
+ESSAY = 40  # tokens of each topic's greedy essay: a few dozen draft rounds in all
 
 
 # -- pure ------------------------------------------------------------------------------------
@@ -130,20 +131,20 @@ def counters(app):
 
 @pytest.fixture(scope="module")
 def plain_essays(spec_app):
-    """Each topic's plain greedy essay of 64 tokens, decoded once for the tests that compare
-    with it (a greedy reply of fewer tokens is its beginning)."""
+    """Each topic's plain greedy essay of ``ESSAY`` tokens, decoded once for the tests that
+    compare with it (a greedy reply of fewer tokens is its beginning)."""
     prompts = [prompt(spec_app, t) for t in TOPICS]
     with plain(spec_app):
-        return [generate(spec_app, ids, max_new_tokens=64) for ids in prompts]
+        return [generate(spec_app, ids, max_new_tokens=ESSAY) for ids in prompts]
 
 
 def test_greedy_replies_are_the_plain_ones_and_the_draft_is_kept(spec_app, plain_essays):
     before = counters(spec_app)
     prompts = [prompt(spec_app, t) for t in TOPICS]
-    got = [generate(spec_app, ids, max_new_tokens=64) for ids in prompts]
+    got = [generate(spec_app, ids, max_new_tokens=ESSAY) for ids in prompts]
     steps, drafted, kept = (a - b for a, b in zip(counters(spec_app), before, strict=True))
     assert got == plain_essays
-    assert all(g[2] == 64 for g in got)
+    assert all(g[2] == ESSAY for g in got)
     # The draft really spoke: most of its guesses were the model's own tokens, and a verifying
     # forward gave more than two tokens on average (plain decoding gives one a forward).
     assert kept > 0.6 * drafted, (steps, drafted, kept)
@@ -248,7 +249,7 @@ def test_concurrent_greedy_requests_get_their_plain_replies(spec_app, plain_essa
     got = [None] * len(prompts)
 
     def run(i):
-        got[i] = generate(spec_app, prompts[i], max_new_tokens=40 - 10 * i)
+        got[i] = generate(spec_app, prompts[i], max_new_tokens=ESSAY - 10 * i)
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(prompts))]
     before = counters(spec_app)
@@ -258,7 +259,7 @@ def test_concurrent_greedy_requests_get_their_plain_replies(spec_app, plain_essa
         t.join()
     # rows decode batched, then the last one alone, speculating
     for i, (text, reason, tokens) in enumerate(got):
-        assert reason == "length" and tokens == 40 - 10 * i
+        assert reason == "length" and tokens == ESSAY - 10 * i
         assert want[i][0].startswith(text)
     assert counters(spec_app)[0] > before[0]  # the longest one ended alone, speculating
 
