@@ -141,3 +141,79 @@ def test_the_echo_penalty_leaves_a_copy_of_the_prompt_free_to_go_on():
     assert out[0].tolist() == [1, 4, 2, 2, 1, 1]
     out = procs(torch.tensor([[9, 1, 2, 3, 1, 1, 2, 3, 5, 2, 3]]), scores.clone())
     assert out[0].tolist() == [1, 2, 2, 2, 1, 0.5]
+
+
+def _warped(scores, temperature, top_k, top_p):
+    """transformers' own warpers, in generate's order, on one row."""
+    import torch
+    from transformers.generation.logits_process import (
+        TemperatureLogitsWarper,
+        TopKLogitsWarper,
+        TopPLogitsWarper,
+    )
+
+    ids = torch.zeros((1, 1), dtype=torch.long)
+    out = TemperatureLogitsWarper(temperature)(ids, scores[None].clone())
+    if top_k:
+        out = TopKLogitsWarper(top_k)(ids, out)
+    if top_p < 1.0:
+        out = TopPLogitsWarper(top_p)(ids, out)
+    return out[0]
+
+
+def test_top_k_and_top_p_keep_what_transformers_keeps():
+    """One batch of rows, each with its own temperature, top-k and top-p, over the default
+    vocabulary's size: the tokens left to draw from are transformers' (its sort of the whole
+    vocabulary against the top candidates read here), peaked and flat rows, a nucleus past
+    the first candidates, rows asking for neither filter beside rows asking for both."""
+    import torch
+
+    from api.engine.sampling import NUCLEUS_FIRST, RowSampler, _draw
+    from api.types import SamplingParams
+
+    g = torch.Generator().manual_seed(5)
+    vocab, cpu = 49152, torch.device("cpu")
+    rows = [(3.0, 0.8, 0, 0.9), (1.0, 0.2, 0, 0.9), (0.5, 1.0, 40, 0.95), (2.0, 1.5, 0, 0.999),
+            (0.3, 1.0, 0, 1.0), (4.0, 0.7, 5, 1.0), (1.0, 1.0, 0, 0.5), (0.05, 1.0, 0, 0.97),
+            (6.0, 1.0, 2000, 0.99)]
+    scores = torch.stack([spread * torch.randn(vocab, generator=g) for spread, *_ in rows])
+    scores[1, :1000] = -torch.inf  # a row whose grammar already ruled tokens out
+    samplers = [RowSampler(SamplingParams(do_sample=True, temperature=t, top_k=k, top_p=p,
+                                          seed=i), cpu) for i, (_s, t, k, p) in enumerate(rows)]
+    _drawn, filtered = _draw(scores.clone(), samplers)
+    kept = torch.isfinite(filtered)
+    sizes = []
+    for i, (_s, t, k, p) in enumerate(rows):
+        want = torch.isfinite(_warped(scores[i], t, k, p))
+        differ = (kept[i] != want).nonzero().flatten()
+        if len(differ):  # only where float32 sums cannot tell: the mass above it is p to 1e-5
+            probs = torch.softmax(_warped(scores[i], t, k, 1.0).double(), dim=-1)
+            above = torch.stack([probs[probs > probs[j]].sum() for j in differ])
+            assert ((above - p).abs() < 1e-5).all(), (i, differ, above)
+        assert len(differ) <= 2, (i, len(differ))
+        sizes.append(int(want.sum()))
+    assert sizes[4] == vocab and sizes[5] == 5
+    # inside the first look, past it (looked at again twice), and near the whole vocabulary
+    assert 1 < sizes[1] < NUCLEUS_FIRST < 4 * NUCLEUS_FIRST < sizes[0] < 16 * NUCLEUS_FIRST
+    assert 4 ** 3 * NUCLEUS_FIRST < sizes[3] < vocab
+
+
+def test_top_p_keeps_a_top_set_where_probabilities_tie():
+    """Tied probabilities at the nucleus' edge: which of the tied tokens stay is an order's
+    choice (transformers' sort is not stable either); as many stay, and none ranked below a
+    token that was left out."""
+    import torch
+
+    from api.engine.sampling import RowSampler, _draw
+    from api.types import SamplingParams
+
+    g = torch.Generator().manual_seed(2)
+    scores = torch.randint(0, 4, (3, 3000), generator=g).float()
+    samplers = [RowSampler(SamplingParams(do_sample=True, top_p=p, seed=0), torch.device("cpu"))
+                for p in (0.3, 0.6, 0.9)]
+    _drawn, filtered = _draw(scores.clone(), samplers)
+    for i, p in enumerate((0.3, 0.6, 0.9)):
+        kept = torch.isfinite(filtered[i])
+        want = torch.isfinite(_warped(scores[i], 1.0, 0, p))
+        assert int(kept.sum()) == int(want.sum())
+        assert scores[i][kept].min() >= scores[i][~kept].max()

@@ -165,19 +165,52 @@ def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> tuple[torch.Tenso
     scores = scores / temps.unsqueeze(1)
     ks = torch.tensor([min(s.top_k, vocab) if s.top_k > 0 else vocab for s in samplers], device=device)
     if bool((ks < vocab).any()):
-        kth = scores.sort(dim=-1, descending=True).values.gather(1, (ks - 1).unsqueeze(1))
-        scores = scores.masked_fill(scores < kth, -torch.inf)
+        scores = _top_k(scores, ks)
     ps = torch.tensor([s.top_p for s in samplers], device=device, dtype=scores.dtype)
     if bool((ps < 1.0).any()):
-        ordered, order = scores.sort(dim=-1, descending=False)
-        cumulative = ordered.softmax(dim=-1).cumsum(dim=-1)
-        remove = cumulative <= (1 - ps).unsqueeze(1)
-        remove[:, -1] = False  # keep at least one token
-        scores = scores.masked_fill(remove.scatter(1, order, remove), -torch.inf)
+        scores = _top_p(scores, ps)
     probs = torch.softmax(scores, dim=-1)
     # The exponential race (Gumbel-max): argmax of p / E, E ~ Exp(1) from the row's own
-    # generator, draws from p. Unlike inverse-CDF sampling, a last-bit difference in the logits
-    # (batched and solo forwards differ there) almost never changes the token drawn.
-    noise = torch.stack([torch.empty(vocab, device=device).exponential_(generator=s.generator)
-                         for s in samplers])
+    # generator (-log U, U uniform: a quarter of the time of ``exponential_``), drawn for
+    # every token id, so that a last-bit difference in the logits (batched and solo forwards
+    # differ there) almost never changes the token drawn, as inverse-CDF sampling would.
+    noise = torch.stack([torch.rand(vocab, device=device, generator=s.generator)
+                         for s in samplers]).log_().neg_()
     return (probs / noise).argmax(dim=-1), scores
+
+
+def _top_k(scores: torch.Tensor, ks: torch.Tensor) -> torch.Tensor:
+    """Each row's scores below its ``ks``-th highest set to -inf (ties with it kept); a row
+    whose k is the vocabulary keeps all. The k-th value comes from ``topk`` of the largest k
+    asked, not a sort of the vocabulary (3.7 ms a row of 49,152 on one thread here)."""
+    vocab = scores.shape[-1]
+    limited = ks < vocab
+    largest = int(ks[limited].max())
+    kth = scores.topk(largest, dim=-1).values.gather(1, (ks.clamp(max=largest) - 1).unsqueeze(1))
+    kth = torch.where(limited.unsqueeze(1), kth, -torch.inf)
+    return scores.masked_fill(scores < kth, -torch.inf)
+
+
+NUCLEUS_FIRST = 64  # the candidates top-p looks at first, per row (grown while too few)
+
+
+def _top_p(scores: torch.Tensor, ps: torch.Tensor) -> torch.Tensor:
+    """transformers' top-p: a token is kept when the tokens ranked above it hold less than
+    ``p`` of the probability (the first always). The nucleus is read from the highest
+    ``NUCLEUS_FIRST`` tokens, four times as many while some row's nucleus is not inside them,
+    instead of a sort of the whole vocabulary."""
+    vocab = scores.shape[-1]
+    probs = torch.softmax(scores, dim=-1)
+    whole = (ps >= 1.0).unsqueeze(1)  # rows in the batch that ask for no top-p keep all
+    ps = ps.unsqueeze(1)
+    n = min(NUCLEUS_FIRST, vocab)
+    while True:
+        values, order = probs.topk(n, dim=-1)
+        above = values.cumsum(dim=-1) - values  # the mass ranked above each candidate
+        keep = above < ps
+        keep[:, 0] = True
+        if n == vocab or not bool((keep[:, -1:] & ~whole).any()):  # each nucleus ends inside
+            break
+        n = min(4 * n, vocab)
+    kept = torch.zeros_like(scores, dtype=torch.bool).scatter_(1, order, keep) | whole
+    return scores.masked_fill(~kept, -torch.inf)
