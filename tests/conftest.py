@@ -42,11 +42,13 @@ SLOW_FIXTURES = {"browser", "default_live", "legal_live"}
 
 
 # The modules that take longest (worker seconds in a full run, docs/testing.md), started first:
-# scripts/test runs the modules on two processes, and the run ends with short ones, not with
-# one process finishing a long module while the other waits.
-LONGEST_FIRST = ["test_hardening", "test_legal_demo", "test_structured", "test_native",
-                 "test_speculative", "test_openapi", "test_attention", "test_remote",
-                 "test_page_robustness", "test_admin", "test_gunicorn", "test_page"]
+# scripts/test runs the modules on two processes in this order (``--no-loadscope-reorder``:
+# else pytest-xdist starts the modules with the most tests first), and the run ends with short
+# ones, not with one process finishing a long module while the other waits.
+LONGEST_FIRST = ["test_structured", "test_legal_demo", "test_hardening", "test_native",
+                 "test_speculative", "test_attention", "test_page_robustness", "test_remote",
+                 "test_gunicorn", "test_admin", "test_openapi", "test_start", "test_page",
+                 "test_affinity", "test_quantize", "test_page_markdown", "test_chat_client"]
 
 
 def pytest_collection_modifyitems(items):
