@@ -103,12 +103,26 @@ def adapter_root(tmp_path_factory, tiny_dir):
     return root
 
 
-@pytest.fixture()
-def admin_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
+def _admin_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
     app = create_app(tiny_config(tiny_dir, lora_dir, tmp_path_factory, admin_keys=(ADMIN,),
                                  api_keys=(CLIENT,), adapter_dir=str(adapter_root),
                                  max_batch_size=4, max_queue=8))
     wait_ready(app)
+    return app
+
+
+@pytest.fixture()
+def admin_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
+    app = _admin_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root)
+    yield app
+    app.extensions["engine"].scheduler.stop()
+
+
+@pytest.fixture(scope="module")
+def refusing_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root):
+    """One app for every load that must be refused: each test checks that its refusal left
+    the adapters and the replies as they were, which is what makes sharing it sound."""
+    app = _admin_app(tiny_dir, lora_dir, tmp_path_factory, adapter_root)
     yield app
     app.extensions["engine"].scheduler.stop()
 
@@ -174,8 +188,8 @@ def test_admin_calls_need_an_admin_key_not_a_client_key(admin_app):
     ("extra-tensor", "would replace the model's own"),
     ("half", "only one of its A and B"),
 ])
-def test_loads_that_must_be_refused_leave_everything_as_it_was(admin_app, path, reason):
-    c = admin_app.test_client()
+def test_loads_that_must_be_refused_leave_everything_as_it_was(refusing_app, path, reason):
+    c = refusing_app.test_client()
     before = call(c, "GET", "/admin/adapters")[1]
     base = chat(c)[1]["message"]["content"]
     status, body = call(c, "POST", "/admin/adapters", name="evil", path=path)
