@@ -217,3 +217,21 @@ def test_top_p_keeps_a_top_set_where_probabilities_tie():
         want = torch.isfinite(_warped(scores[i], 1.0, 0, p))
         assert int(kept.sum()) == int(want.sum())
         assert scores[i][kept].min() >= scores[i][~kept].max()
+
+
+def test_a_uniform_draw_of_zero_never_picks_a_token_ruled_out(monkeypatch):
+    """The race's noise is -log U: were U exactly 0 (one draw in 2^24 per token), E would be
+    infinite, p / E zero for every token, and a row allowing only one token would take the
+    first id, which it rules out."""
+    import torch
+
+    from api.engine import sampling
+    from api.engine.sampling import RowSampler, sample
+    from api.types import SamplingParams
+
+    monkeypatch.setattr(sampling.torch, "rand", lambda n, **kw: torch.zeros(n))
+    logits = torch.full((2, 50), -torch.inf)
+    logits[0, 7] = 1.0  # one token allowed (a grammar's mask, or top-k 1)
+    logits[1, 3:6] = torch.tensor([0.5, 2.0, 1.0])
+    rows = [RowSampler(SamplingParams(do_sample=True, seed=i), torch.device("cpu")) for i in range(2)]
+    assert sample(logits, rows, [[0], [0]]) == [7, 4]

@@ -173,9 +173,12 @@ def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> tuple[torch.Tenso
     # The exponential race (Gumbel-max): argmax of p / E, E ~ Exp(1) from the row's own
     # generator (-log U, U uniform: a quarter of the time of ``exponential_``), drawn for
     # every token id, so that a last-bit difference in the logits (batched and solo forwards
-    # differ there) almost never changes the token drawn, as inverse-CDF sampling would.
+    # differ there) almost never changes the token drawn, as inverse-CDF sampling would. U is
+    # kept above 0: E = inf would make p / E = 0 for an allowed token too, and a row allowing
+    # one token could draw a forbidden one (every ratio 0, argmax the first id).
+    tiny = torch.finfo(probs.dtype).tiny
     noise = torch.stack([torch.rand(vocab, device=device, generator=s.generator)
-                         for s in samplers]).log_().neg_()
+                         for s in samplers]).clamp_(min=tiny).log_().neg_()
     return (probs / noise).argmax(dim=-1), scores
 
 
