@@ -194,26 +194,32 @@ def _top_k(scores: torch.Tensor, ks: torch.Tensor) -> torch.Tensor:
     return scores.masked_fill(scores < kth, -torch.inf)
 
 
-NUCLEUS_FIRST = 64  # the candidates top-p looks at first, per row (grown while too few)
+NUCLEUS_FIRST, NUCLEUS_GROWTH = 256, 16  # top-p's first look per row, and how it widens
 
 
 def _top_p(scores: torch.Tensor, ps: torch.Tensor) -> torch.Tensor:
     """transformers' top-p: a token is kept when the tokens ranked above it hold less than
-    ``p`` of the probability (the first always). The nucleus is read from the highest
-    ``NUCLEUS_FIRST`` tokens, four times as many while some row's nucleus is not inside them,
-    instead of a sort of the whole vocabulary."""
+    ``p`` of the probability (the first always). The nucleus is read from each row's highest
+    ``NUCLEUS_FIRST`` tokens, then 16 times as many, then all (a sort, as transformers does),
+    while some row's nucleus is not inside; straight to all when the next look provably cannot
+    hold it. Masses are summed in float64 and measured against the row's own sum: float32's
+    softmax sums to 1 only within about 1e-5, which would close a nucleus near p = 1 early."""
     vocab = scores.shape[-1]
     probs = torch.softmax(scores, dim=-1)
     whole = (ps >= 1.0).unsqueeze(1)  # rows in the batch that ask for no top-p keep all
-    ps = ps.unsqueeze(1)
+    wanted = ps.double().unsqueeze(1) * probs.double().sum(dim=-1, keepdim=True)
     n = min(NUCLEUS_FIRST, vocab)
     while True:
         values, order = probs.topk(n, dim=-1)
-        above = values.cumsum(dim=-1) - values  # the mass ranked above each candidate
-        keep = above < ps
+        held = values.double().cumsum(dim=-1)
+        keep = held - values.double() < wanted  # the mass ranked above each candidate
         keep[:, 0] = True
-        if n == vocab or not bool((keep[:, -1:] & ~whole).any()):  # each nucleus ends inside
+        open_ = keep[:, -1:] & ~whole  # rows whose nucleus may go on past this look
+        if n == vocab or not bool(open_.any()):
             break
-        n = min(4 * n, vocab)
+        wider = min(NUCLEUS_GROWTH * n, vocab)
+        # the most a wider look can hold: every token after these at most the last one's share
+        most = held[:, -1:] + (wider - 1 - n) * values[:, -1:].double()
+        n = vocab if bool((open_ & (most < wanted)).any()) else wider
     kept = torch.zeros_like(scores, dtype=torch.bool).scatter_(1, order, keep) | whole
     return scores.masked_fill(~kept, -torch.inf)
