@@ -239,3 +239,26 @@ def test_a_uniform_draw_of_zero_never_picks_a_token_ruled_out(monkeypatch):
     logits[1, 3:6] = torch.tensor([0.5, 2.0, 1.0])
     rows = [RowSampler(SamplingParams(do_sample=True, seed=i), torch.device("cpu")) for i in range(2)]
     assert sample(logits, rows, [[0], [0]]) == [7, 4]
+
+
+def test_scores_pushed_to_infinity_share_the_draw_and_ruled_out_tokens_stay_out():
+    """A vanishing repetition penalty sends seen tokens' scores to +inf; tempered below 1 they
+    must still share the draw (a +inf / T was NaN after softmax, and the first always won).
+    And a token ruled out (-inf) is never a log-probability alternative, whatever the
+    filters (it was read as the lowest finite score where no top-p masked it again)."""
+    import torch
+
+    from api.engine.sampling import RowSampler, sample
+    from api.types import SamplingParams
+
+    cpu = torch.device("cpu")
+    logits = torch.tensor([[1.0, 3.0, 2.0, -1.0]])
+    drawn = {sample(logits.clone(), [RowSampler(SamplingParams(
+        do_sample=True, temperature=0.5, repetition_penalty=1e-300, seed=i), cpu)], [[0, 2]])[0]
+        for i in range(40)}
+    assert drawn == {0, 2}
+    allowed = torch.full((1, 50), -torch.inf)
+    allowed[0, [4, 9]] = torch.tensor([1.0, 0.5])
+    row = RowSampler(SamplingParams(do_sample=True, temperature=1.5, logprobs=5, seed=0), cpu)
+    sample(allowed, [row], [[0]])
+    assert {t for t, _ in row.last.top} == {4, 9}

@@ -158,11 +158,12 @@ def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> tuple[torch.Tenso
     """Temperature, top-k, top-p (transformers' order and semantics), then one draw per row;
     the draws, and the scores they were drawn from."""
     device, vocab = scores.device, scores.shape[-1]
-    # An extreme penalty can push a score to +inf: such tokens share the probability mass.
-    top = torch.finfo(scores.dtype).max
-    scores = torch.nan_to_num(scores, nan=-torch.inf, posinf=top)
     temps = torch.tensor([s.temperature for s in samplers], device=device, dtype=scores.dtype)
-    scores = scores / temps.unsqueeze(1)
+    # An extreme penalty can push a score to +inf (or a temperature below 1 a huge one): such
+    # tokens share the probability mass. Ruled-out tokens stay -inf (never a finite score).
+    top = torch.finfo(scores.dtype).max
+    scores = torch.nan_to_num(scores / temps.unsqueeze(1), nan=-torch.inf, posinf=top,
+                              neginf=-torch.inf)
     ks = torch.tensor([min(s.top_k, vocab) if s.top_k > 0 else vocab for s in samplers], device=device)
     if bool((ks < vocab).any()):
         scores = _top_k(scores, ks)
