@@ -233,7 +233,7 @@ def test_a_uniform_draw_of_zero_never_picks_a_token_ruled_out(monkeypatch):
     from api.engine.sampling import RowSampler, sample
     from api.types import SamplingParams
 
-    monkeypatch.setattr(sampling.torch, "rand", lambda n, **kw: torch.zeros(n))
+    monkeypatch.setattr(sampling, "_uniform", lambda rows, vocab, device: torch.zeros(len(rows), vocab))
     logits = torch.full((2, 50), -torch.inf)
     logits[0, 7] = 1.0  # one token allowed (a grammar's mask, or top-k 1)
     logits[1, 3:6] = torch.tensor([0.5, 2.0, 1.0])

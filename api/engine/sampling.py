@@ -177,10 +177,13 @@ def _draw(scores: torch.Tensor, samplers: list[RowSampler]) -> tuple[torch.Tenso
     # differ there) almost never changes the token drawn, as inverse-CDF sampling would. U is
     # kept above 0: E = inf would make p / E = 0 for an allowed token too, and a row allowing
     # one token could draw a forbidden one (every ratio 0, argmax the first id).
-    tiny = torch.finfo(probs.dtype).tiny
-    noise = torch.stack([torch.rand(vocab, device=device, generator=s.generator)
-                         for s in samplers]).clamp_(min=tiny).log_().neg_()
-    return (probs / noise).argmax(dim=-1), scores
+    noise = _uniform(samplers, vocab, device).clamp_(min=torch.finfo(probs.dtype).tiny)
+    return (probs / noise.log_().neg_()).argmax(dim=-1), scores
+
+
+def _uniform(samplers: list[RowSampler], vocab: int, device: torch.device) -> torch.Tensor:
+    """[rows, vocab] uniform draws in [0, 1), each row from its own generator."""
+    return torch.stack([torch.rand(vocab, device=device, generator=s.generator) for s in samplers])
 
 
 def _top_k(scores: torch.Tensor, ks: torch.Tensor) -> torch.Tensor:
